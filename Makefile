@@ -1,0 +1,125 @@
+# earlymount — static PID-1 helper for initramfs images.
+# `make` builds build/x86_64/earlymount and build/aarch64/earlymount (static).
+# `make check` runs the unit tests (ASan+UBSan), the plan tests and the QEMU scenarios.
+
+VERSION := 0.1.0
+ARCHES  := x86_64 aarch64
+BUILD   ?= build
+# libkmod is built once per arch and shared by every BUILD directory.
+KMOD_ROOT ?= build/kmod
+
+TRIPLET_x86_64  := x86_64-linux-gnu
+TRIPLET_aarch64 := aarch64-linux-gnu
+CC_x86_64       := gcc
+CC_aarch64      := aarch64-linux-gnu-gcc
+STRIP_x86_64    := strip
+STRIP_aarch64   := aarch64-linux-gnu-strip
+HOST_ARCH       := $(shell uname -m)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude -D_GNU_SOURCE -DEARLYMOUNT_VERSION='"$(VERSION)"' \
+	-ffunction-sections -fdata-sections
+STATIC_LDFLAGS := -static -Wl,--gc-sections
+
+SRCS      := $(sort $(wildcard init/*.c))
+HEADERS   := $(wildcard include/*.h)
+CORE_SRCS := $(filter-out init/main.c,$(SRCS))
+
+kmod_lib   = $(KMOD_ROOT)/$(1)/libkmod/.libs/libkmod-internal.a
+kmod_inc   = $(KMOD_ROOT)/$(1)
+sys_libs   = $(foreach l,blkid lzma zstd z,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
+
+.PHONY: all deps size check check-unit check-plan check-qemu demo clean distclean
+all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount)
+
+deps:
+	@sh .ci/deps
+
+# ---- libkmod from Debian's source package (Debian ships no libkmod.a) ----
+$(KMOD_ROOT)/src/.fetched:
+	@echo "kmod: fetching Debian's kmod source package into $(KMOD_ROOT)/src"
+	@rm -rf $(KMOD_ROOT)/src $(KMOD_ROOT)/dl && mkdir -p $(KMOD_ROOT)/dl
+	@cd $(KMOD_ROOT)/dl && apt-get source -qq kmod >/dev/null 2>&1 || { echo "kmod: 'apt-get source kmod' failed; run .ci/deps as root"; exit 1; }
+	@mv $(KMOD_ROOT)/dl/kmod-*/ $(KMOD_ROOT)/src && rm -rf $(KMOD_ROOT)/dl
+	@touch $(KMOD_ROOT)/src/libkmod/docs/gtk-doc.make
+	@cd $(KMOD_ROOT)/src && autoreconf -fi >/dev/null 2>&1
+	@touch $@
+
+define kmod_rules
+$(call kmod_lib,$(1)): $(KMOD_ROOT)/src/.fetched
+	@echo "kmod: building static libkmod for $(1)"
+	@rm -rf $(KMOD_ROOT)/$(1) && cp -a $(KMOD_ROOT)/src $(KMOD_ROOT)/$(1)
+	@cd $(KMOD_ROOT)/$(1) && PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET_$(1))/pkgconfig:/usr/share/pkgconfig \
+		./configure -q --host=$(TRIPLET_$(1)) CC=$(CC_$(1)) CFLAGS="-O2 -ffunction-sections -fdata-sections" \
+		--sysconfdir=/etc --disable-tools --disable-manpages --disable-test-modules --disable-python \
+		--with-xz --with-zstd --without-zlib --without-openssl >/dev/null
+	+@$(MAKE) -s -C $(KMOD_ROOT)/$(1) libkmod/libkmod-internal.la >/dev/null
+endef
+$(foreach a,$(ARCHES),$(eval $(call kmod_rules,$(a))))
+
+# ---- the static binaries ----
+define arch_rules
+$(BUILD)/$(1)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(1))
+	@mkdir -p $$(@D)
+	$(CC_$(1)) $(ALL_CFLAGS) -I$(call kmod_inc,$(1)) -c $$< -o $$@
+
+$(BUILD)/$(1)/earlymount: $(patsubst init/%.c,$(BUILD)/$(1)/obj/%.o,$(SRCS)) $(call kmod_lib,$(1))
+	$(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1))
+endef
+$(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
+
+# The tiny "real init" of the test images (qemu/probe-init.c), static, per arch.
+define probe_rules
+$(BUILD)/$(1)/probe-init: qemu/probe-init.c
+	@mkdir -p $$(@D)
+	$(CC_$(1)) -std=gnu11 $(WARN) -Os -static -o $$@ $$<
+endef
+$(foreach a,$(ARCHES),$(eval $(call probe_rules,$(a))))
+
+size: all
+	@for a in $(ARCHES); do \
+		s=$(BUILD)/$$a/earlymount; \
+		case $$a in x86_64) st=$(STRIP_x86_64);; aarch64) st=$(STRIP_aarch64);; esac; \
+		$$st -o $$s.stripped $$s; \
+		printf '%-8s %8d bytes stripped (%d unstripped)\n' $$a $$(stat -c %s $$s.stripped) $$(stat -c %s $$s); \
+	done
+
+# ---- unit tests: host build of the core under ASan+UBSan, cmocka ----
+SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+UNIT_DIR   := $(BUILD)/unit
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%,$(wildcard tests/unit/test_*.c))
+
+$(UNIT_DIR)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
+
+$(UNIT_DIR)/libcore.a: $(patsubst init/%.c,$(UNIT_DIR)/obj/%.o,$(CORE_SRCS))
+	@rm -f $@ && ar rcs $@ $^
+
+# A test may list functions to mock, one per line, in tests/unit/test_NAME.wrap.
+$(UNIT_DIR)/test_%: tests/unit/test_%.c $(UNIT_DIR)/libcore.a $(wildcard tests/unit/*.h)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -Itests/unit -o $@ $< \
+		$(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$*.wrap 2>/dev/null)) \
+		$(UNIT_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
+comma := ,
+
+check-unit: deps $(UNIT_TESTS)
+	@sh tests/run-unit $(UNIT_TESTS)
+
+check-plan: deps $(BUILD)/$(HOST_ARCH)/earlymount
+	@sh tests/plan/run $(BUILD)/$(HOST_ARCH)/earlymount $(BUILD)/fixtures
+
+check-qemu: deps all
+	@sh qemu/run-scenarios $(BUILD)
+
+check: check-unit check-plan check-qemu
+
+demo: deps all
+	@sh qemu/demo $(BUILD)
+
+clean:
+	rm -rf $(filter-out $(KMOD_ROOT),$(wildcard $(BUILD)/*))
+
+distclean:
+	rm -rf $(BUILD) $(KMOD_ROOT)

@@ -1,0 +1,51 @@
+/* The disks and partitions earlymount plans from: plain data, filled by probe.c at
+ * boot and on the host, or by hand in tests. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uuid.h"
+
+struct part {
+	unsigned number;           /* 1-based partition number */
+	char type[UUID_STR_LEN];   /* GPT type UUID in lower case; MBR: "0x83" style */
+	char partuuid[UUID_STR_LEN]; /* lower case; MBR: "xxxxxxxx-NN" */
+	char label[256];           /* GPT partition name (UTF-8) */
+	uint64_t flags;            /* GPT attribute bits */
+	uint64_t start;            /* bytes from the start of the disk */
+	uint64_t size;             /* bytes */
+	char fstype[32];           /* "" when nothing was recognised */
+	char fsuuid[64];
+	char fslabel[256];
+	char devpath[64];          /* "/dev/vda2" at boot; "" for partitions of image files */
+};
+
+struct disk {
+	char path[PATH_MAX];       /* device node or image file */
+	char pttype[8];            /* "gpt", "dos", or "" when there is no partition table */
+	char ptuuid[UUID_STR_LEN]; /* GPT disk UUID in lower case; MBR disk id */
+	bool removable;
+	unsigned sector_size;
+	struct part *parts;
+	size_t n_parts;
+};
+
+struct disk_set {
+	struct disk *disks;
+	size_t n;
+};
+
+/* Appends an empty disk; returns it, or NULL when out of memory. */
+struct disk *disk_set_add(struct disk_set *set);
+/* Appends an empty partition to disk; returns it, or NULL when out of memory. */
+struct part *disk_add_part(struct disk *disk);
+void disk_set_free(struct disk_set *set);
+
+/* Finds the partition a device spec names — a /dev path, PARTUUID=, PARTLABEL=, UUID=,
+ * LABEL= — and its disk (either out pointer may be NULL). UUIDs compare case-insensitively.
+ * 0; -ENOENT when none matches; -ENOTUNIQ when several do (never pick one silently). */
+int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
+		  const struct disk **disk);

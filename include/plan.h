@@ -1,0 +1,87 @@
+/* The planner: options + disks + machine facts -> an ordered list of steps that bring the
+ * real root up under /sysroot. Pure: no system calls; the same code runs at boot and in
+ * `earlymount plan`. The executor knows nothing about the Discoverable Partitions spec. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmdline.h"
+#include "disk.h"
+#include "dps.h"
+
+#define SYSROOT "/sysroot"
+/* Where earlymount keeps its own mounts and state in the initramfs (moved with /run). */
+#define EARLYMOUNT_RUN "/run/earlymount"
+
+#define PLAN_MAX_STEPS 64
+#define PLAN_MAX_NOTES 32
+#define PLAN_TEXT 256
+#define PLAN_PATH 256
+#define PLAN_OPTIONS 2048
+
+enum plan_op {
+	OP_MOUNT,   /* source (device spec) on target, fstype, options */
+	OP_BIND,    /* bind source on target; "ro" in options makes it read-only */
+	OP_MOVE,    /* move the mount at source to target */
+	OP_TMPFS,   /* a tmpfs on target with options */
+	OP_OVERLAY, /* an overlayfs on target; options hold lowerdir=,upperdir=,workdir= */
+	OP_MKDIR,   /* a directory target with mode */
+	OP_SYMLINK, /* target -> source */
+	OP_SWAPON,  /* swap on source */
+	OP_UMOUNT,  /* unmount target */
+	OP_MAX,
+};
+
+struct plan_step {
+	enum plan_op op;
+	char source[PLAN_PATH];
+	char target[PLAN_PATH];
+	char fstype[32];
+	char options[PLAN_OPTIONS];
+	unsigned mode;                /* OP_MKDIR */
+	const struct part *part;      /* the partition behind source, when known */
+	char reason[PLAN_TEXT];       /* one line: why this step */
+};
+
+struct machine {
+	enum arch arch;
+	bool has_machine_id;
+	uint8_t machine_id[16];
+	char loader_partuuid[UUID_STR_LEN]; /* LoaderDevicePartUUID, "" when unknown */
+};
+
+struct plan_input {
+	const struct options *opts;
+	const struct disk_set *disks;
+	const struct machine *machine;
+};
+
+struct plan {
+	const struct disk *disk;      /* the boot disk partitions were discovered on, or NULL */
+	struct plan_step steps[PLAN_MAX_STEPS];
+	size_t n_steps;
+	/* Steps [0, root_steps) make the root's /etc readable at machine_id_path; at boot a
+	 * plan that wants_machine_id is built again once that file has been read. */
+	size_t root_steps;
+	bool wants_machine_id;
+	char machine_id_path[PLAN_PATH];
+	char init[PLAN_PATH];         /* init= or "" for the fallbacks */
+	char notes[PLAN_MAX_NOTES][PLAN_TEXT]; /* choices made and partitions passed over, and why */
+	size_t n_notes;
+	char error[PLAN_TEXT];        /* when plan_build fails: what was expected, what was found */
+};
+
+/* Builds the plan. 0 on success; on failure plan->error says why and:
+ *   -ENOENT    nothing to mount as root (at boot: the device may not have appeared yet)
+ *   -ENOTUNIQ  the choice is ambiguous (several disks with roots, duplicate PARTUUIDs)
+ *   -EPERM     a candidate exists but a rule refuses it (removable disk, no GPT, …)
+ *   -EINVAL    contradictory options
+ *   -E2BIG     more steps or notes than the plan holds */
+int plan_build(const struct plan_input *in, struct plan *plan);
+
+const char *plan_op_name(enum plan_op op);
+
+/* The fallback inits tried in order when init= is not given. */
+extern const char *const plan_default_inits[];

@@ -1,0 +1,40 @@
+/* Small helpers shared by every part of earlymount. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+/* The rest of s after prefix, or NULL when s does not start with it. */
+static inline const char *startswith(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/* Copies src into dst (always terminated); -ENAMETOOLONG when it did not fit. */
+static inline int copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (size == 0)
+		return -ENAMETOOLONG;
+	if (n >= size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+#define COPY_STR(dst, src) copy_str((dst), sizeof(dst), (src))

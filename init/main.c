@@ -1,0 +1,50 @@
+/* earlymount's entry: PID 1 in an initramfs, or a host command. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "util.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "plan", cmd_plan, "show what would be mounted from disk images" },
+	{ "initramfs", cmd_initramfs, "build an initramfs whose /init is earlymount" },
+};
+
+static int usage(FILE *out)
+{
+	fprintf(out, "usage: earlymount COMMAND [OPTIONS]\n"
+		     "       (as PID 1, or called as 'init', it boots the system)\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  %-10s %s\n", "version", "print the version");
+	return out == stdout ? 0 : EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (getpid() == 1 || streq(self, "init"))
+		return boot_main(argc, argv); /* never returns */
+
+	log_setup(LOG_TARGET_STDERR);
+	if (argc < 2)
+		return usage(stderr);
+	if (streq(argv[1], "--help") || streq(argv[1], "help"))
+		return usage(stdout);
+	if (streq(argv[1], "version") || streq(argv[1], "--version")) {
+		printf("earlymount %s\n", EARLYMOUNT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (streq(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "earlymount: unknown command '%s'\n", argv[1]);
+	return usage(stderr);
+}
