@@ -1,0 +1,82 @@
+/* The disk model's containers and lookups. */
+#include <stdlib.h>
+#include <strings.h>
+
+#include "disk.h"
+#include "util.h"
+
+struct disk *disk_set_add(struct disk_set *set)
+{
+	struct disk *grown = realloc(set->disks, (set->n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return NULL;
+	set->disks = grown;
+	memset(&grown[set->n], 0, sizeof(grown[0]));
+	return &grown[set->n++];
+}
+
+struct part *disk_add_part(struct disk *disk)
+{
+	struct part *grown = realloc(disk->parts, (disk->n_parts + 1) * sizeof(*grown));
+
+	if (!grown)
+		return NULL;
+	disk->parts = grown;
+	memset(&grown[disk->n_parts], 0, sizeof(grown[0]));
+	return &grown[disk->n_parts++];
+}
+
+void disk_set_free(struct disk_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->disks[i].parts);
+	free(set->disks);
+	set->disks = NULL;
+	set->n = 0;
+}
+
+static bool part_matches(const struct part *p, const char *spec)
+{
+	const char *v;
+
+	if ((v = startswith(spec, "PARTUUID=")))
+		return p->partuuid[0] && strcasecmp(p->partuuid, v) == 0;
+	if ((v = startswith(spec, "PARTLABEL=")))
+		return p->label[0] && streq(p->label, v);
+	if ((v = startswith(spec, "UUID=")))
+		return p->fsuuid[0] && strcasecmp(p->fsuuid, v) == 0;
+	if ((v = startswith(spec, "LABEL=")))
+		return p->fslabel[0] && streq(p->fslabel, v);
+	return p->devpath[0] && streq(p->devpath, spec);
+}
+
+int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
+		  const struct disk **disk)
+{
+	const struct part *found = NULL;
+	const struct disk *found_disk = NULL;
+	int r = -ENOENT;
+
+	for (size_t d = 0; d < set->n; d++) {
+		for (size_t i = 0; i < set->disks[d].n_parts; i++) {
+			const struct part *p = &set->disks[d].parts[i];
+
+			if (!part_matches(p, spec))
+				continue;
+			if (found) {
+				r = -ENOTUNIQ;
+				goto out;
+			}
+			found = p;
+			found_disk = &set->disks[d];
+			r = 0;
+		}
+	}
+out:
+	if (part)
+		*part = r == 0 ? found : NULL;
+	if (disk)
+		*disk = r == 0 ? found_disk : NULL;
+	return r;
+}
