@@ -21,6 +21,9 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude -D_GNU_SOURCE -DEARLYMOUNT_VERSION='"$(VERSION)"' \
 	-ffunction-sections -fdata-sections
 STATIC_LDFLAGS := -static -Wl,--gc-sections
+# `make V=1` shows the full command lines.
+Q   := $(if $(V),,@)
+say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
 SRCS      := $(sort $(wildcard init/*.c))
 HEADERS   := $(wildcard include/*.h)
@@ -62,10 +65,10 @@ $(foreach a,$(ARCHES),$(eval $(call kmod_rules,$(a))))
 define arch_rules
 $(BUILD)/$(1)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(1))
 	@mkdir -p $$(@D)
-	$(CC_$(1)) $(ALL_CFLAGS) -I$(call kmod_inc,$(1)) -c $$< -o $$@
+	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) -I$(call kmod_inc,$(1)) -c $$< -o $$@
 
 $(BUILD)/$(1)/earlymount: $(patsubst init/%.c,$(BUILD)/$(1)/obj/%.o,$(SRCS)) $(call kmod_lib,$(1))
-	$(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1))
+	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1))
 endef
 $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 
@@ -73,7 +76,7 @@ $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 define probe_rules
 $(BUILD)/$(1)/probe-init: qemu/probe-init.c
 	@mkdir -p $$(@D)
-	$(CC_$(1)) -std=gnu11 $(WARN) -Os -static -o $$@ $$<
+	$(call say,CC,$$@) $(CC_$(1)) -std=gnu11 $(WARN) -Os -static -o $$@ $$<
 endef
 $(foreach a,$(ARCHES),$(eval $(call probe_rules,$(a))))
 
@@ -92,14 +95,14 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%,$(wildcard tests/unit/test
 
 $(UNIT_DIR)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
+	$(call say,CC,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
 
 $(UNIT_DIR)/libcore.a: $(patsubst init/%.c,$(UNIT_DIR)/obj/%.o,$(CORE_SRCS))
 	@rm -f $@ && ar rcs $@ $^
 
 # A test may list functions to mock, one per line, in tests/unit/test_NAME.wrap.
 $(UNIT_DIR)/test_%: tests/unit/test_%.c $(UNIT_DIR)/libcore.a $(wildcard tests/unit/*.h)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -Itests/unit -o $@ $< \
+	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -Itests/unit -o $@ $< \
 		$(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$*.wrap 2>/dev/null)) \
 		$(UNIT_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
 comma := ,

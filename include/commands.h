@@ -10,5 +10,7 @@
 int cmd_plan(int argc, char **argv);
 /* `earlymount initramfs …`: argv[0] is "initramfs". */
 int cmd_initramfs(int argc, char **argv);
+/* `earlymount var-uuid MACHINE-ID`. */
+int cmd_var_uuid(int argc, char **argv);
 /* PID 1: boots, and never returns. */
 int boot_main(int argc, char **argv) __attribute__((noreturn));

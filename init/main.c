@@ -14,6 +14,7 @@ static const struct command {
 } commands[] = {
 	{ "plan", cmd_plan, "show what would be mounted from disk images" },
 	{ "initramfs", cmd_initramfs, "build an initramfs whose /init is earlymount" },
+	{ "var-uuid", cmd_var_uuid, "print the /var PARTUUID for a machine ID" },
 };
 
 static int usage(FILE *out)
