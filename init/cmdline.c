@@ -1,0 +1,733 @@
+/* The kernel command line: split into words the way the kernel's next_arg() does, each word
+ * read the way systemd's initrd reads it. Pure: no logging, no allocation. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmdline.h"
+#include "util.h"
+#include "uuid.h"
+
+enum key_form {
+	FORM_SWITCH,   /* a bare word; "quiet=1" and the like are left alone, as systemd does */
+	FORM_VALUE,    /* key=value; the bare key is an error */
+	FORM_OPTIONAL, /* the bare key means yes */
+	FORM_LIST,     /* key=a,b; every occurrence adds to one comma-separated list */
+};
+
+enum list_id {
+	LIST_NONE,
+	LIST_ROOTFLAGS,
+	LIST_USRFLAGS,
+	LIST_MODULES,
+	LIST_BLACKLIST,
+};
+
+/* 0 or -errno; on -EINVAL *why says what is wrong with the value. */
+typedef int key_handler(struct options *o, const char *value, const char **why);
+
+static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfstype, set_gpt_auto,
+	set_volatile, set_init, set_disk, set_machine_id, set_emergency, set_break, set_quiet,
+	set_debug, set_rootwait, set_timeout, set_rootdelay;
+
+/* One table for the parser and for cmdline_known_keys[]. */
+#define CMDLINE_KEYS(KEY)                                                   \
+	KEY("root",                FORM_VALUE,    set_root,       LIST_NONE)      \
+	KEY("rootfstype",          FORM_VALUE,    set_rootfstype, LIST_NONE)      \
+	KEY("rootflags",           FORM_LIST,     NULL,           LIST_ROOTFLAGS) \
+	KEY("ro",                  FORM_SWITCH,   set_ro,         LIST_NONE)      \
+	KEY("rw",                  FORM_SWITCH,   set_rw,         LIST_NONE)      \
+	KEY("mount.usr",           FORM_VALUE,    set_usr,        LIST_NONE)      \
+	KEY("mount.usrfstype",     FORM_VALUE,    set_usrfstype,  LIST_NONE)      \
+	KEY("mount.usrflags",      FORM_LIST,     NULL,           LIST_USRFLAGS)  \
+	KEY("systemd.gpt_auto",    FORM_OPTIONAL, set_gpt_auto,   LIST_NONE)      \
+	KEY("rd.systemd.gpt_auto", FORM_OPTIONAL, set_gpt_auto,   LIST_NONE)      \
+	KEY("systemd.volatile",    FORM_OPTIONAL, set_volatile,   LIST_NONE)      \
+	KEY("init",                FORM_VALUE,    set_init,       LIST_NONE)      \
+	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
+	KEY("systemd.machine_id",  FORM_VALUE,    set_machine_id, LIST_NONE)      \
+	KEY("rd.emergency",        FORM_SWITCH,   set_emergency,  LIST_NONE)      \
+	KEY("emergency",           FORM_SWITCH,   set_emergency,  LIST_NONE)      \
+	KEY("rd.break",            FORM_SWITCH,   set_break,      LIST_NONE)      \
+	KEY("quiet",               FORM_SWITCH,   set_quiet,      LIST_NONE)      \
+	KEY("debug",               FORM_SWITCH,   set_debug,      LIST_NONE)      \
+	KEY("rd.debug",            FORM_SWITCH,   set_debug,      LIST_NONE)      \
+	KEY("rootwait",            FORM_SWITCH,   set_rootwait,   LIST_NONE)      \
+	KEY("rd.timeout",          FORM_VALUE,    set_timeout,    LIST_NONE)      \
+	KEY("earlymount.timeout",  FORM_VALUE,    set_timeout,    LIST_NONE)      \
+	KEY("rootdelay",           FORM_VALUE,    set_rootdelay,  LIST_NONE)      \
+	KEY("rd.modules-load",     FORM_LIST,     NULL,           LIST_MODULES)   \
+	KEY("modules_load",        FORM_LIST,     NULL,           LIST_MODULES)   \
+	KEY("modprobe.blacklist",  FORM_LIST,     NULL,           LIST_BLACKLIST)
+
+static const struct cmdline_key {
+	const char *name;
+	enum key_form form;
+	key_handler *apply;
+	enum list_id list;
+} keys[] = {
+#define KEY_ENTRY(name, form, apply, list) { name, form, apply, list },
+	CMDLINE_KEYS(KEY_ENTRY)
+#undef KEY_ENTRY
+};
+
+const char *const cmdline_known_keys[] = {
+#define KEY_NAME(name, form, apply, list) name,
+	CMDLINE_KEYS(KEY_NAME)
+#undef KEY_NAME
+	NULL,
+};
+
+static const struct {
+	const char *word;
+	int value;
+} boolean_words[] = {
+	{ "1", 1 }, { "yes", 1 }, { "y", 1 }, { "true", 1 }, { "t", 1 }, { "on", 1 },
+	{ "0", 0 }, { "no", 0 }, { "n", 0 }, { "false", 0 }, { "f", 0 }, { "off", 0 },
+};
+
+static const struct {
+	const char *word;
+	enum volatile_mode mode;
+} volatile_words[] = {
+	{ "state", VOLATILE_STATE },
+	{ "overlay", VOLATILE_OVERLAY },
+};
+
+static const char *const device_tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" };
+
+/* Keys with a dot under these prefixes belong to systemd, initrds or us, not to a module. */
+static const char *const non_module_prefixes[] = {
+	"systemd.", "rd.", "mount.", "earlymount.", "modprobe.",
+};
+
+/* A bare number is seconds, as in systemd's time spans. */
+static const struct {
+	const char *name;
+	uint32_t ms;
+} time_units[] = {
+	{ "", 1000 }, { "s", 1000 }, { "sec", 1000 }, { "min", 60 * 1000 }, { "ms", 1 },
+};
+
+/* The longest span that still fits timeout_sec, in milliseconds. */
+#define SPAN_MAX_MS ((uint64_t)INT_MAX * 1000)
+
+/* Bytes of a key or value quoted in a message before it is cut short. */
+#define SHOWN_BYTES 48
+#define SHOWN_SIZE (SHOWN_BYTES * 4 + sizeof("..."))
+
+#define NO_ROOM "no room left to keep it"
+
+struct parser {
+	struct options *opts;
+	char *err;
+	size_t err_size;
+	int result;         /* the first problem, 0 while there is none */
+	enum list_id list;  /* the list being joined by join_lists() */
+	char word[CMDLINE_MAX];
+};
+
+typedef void param_fn(struct parser *p, const char *key, const char *value);
+
+int parse_boolean(const char *s)
+{
+	int r = -EINVAL;
+
+	if (!s)
+		goto out;
+	/* systemd compares the words without regard to case. */
+	for (size_t i = 0; i < ARRAY_SIZE(boolean_words); i++)
+		if (strcasecmp(s, boolean_words[i].word) == 0) {
+			r = boolean_words[i].value;
+			break;
+		}
+out:
+	return r;
+}
+
+void options_init(struct options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->root_kind = ROOT_DISCOVER;
+	opts->rw = -1;
+	opts->gpt_auto = true;
+	opts->volatile_mode = VOLATILE_NO;
+	opts->timeout_sec = -1;
+	opts->rootdelay_sec = -1;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+static bool is_control(unsigned char c)
+{
+	return (c < 0x20 && !is_space((char)c)) || c == 0x7f;
+}
+
+static const char *find_control(const char *s)
+{
+	while (*s && !is_control((unsigned char)*s))
+		s++;
+	return *s ? s : NULL;
+}
+
+/* s fit for a message: control bytes as \xNN, cut after SHOWN_BYTES bytes. */
+static const char *shown(char out[SHOWN_SIZE], const char *s)
+{
+	size_t o = 0, i;
+
+	for (i = 0; s[i] && i < SHOWN_BYTES; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(out + o, SHOWN_SIZE - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	if (s[i]) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static void report(struct parser *p, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Keeps the first problem only: it is the one the user meets first on the line. */
+static void report(struct parser *p, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->result != 0)
+		return;
+	p->result = r;
+	if (p->err && p->err_size > 0) {
+		va_start(ap, fmt);
+		vsnprintf(p->err, p->err_size, fmt, ap);
+		va_end(ap);
+	}
+}
+
+static int store(struct options *o, const char *s, const char **out)
+{
+	size_t n = strlen(s) + 1;
+	int r = -E2BIG;
+
+	if (n > sizeof(o->storage) - o->used)
+		goto out;
+	memcpy(o->storage + o->used, s, n);
+	*out = o->storage + o->used;
+	o->used += n;
+	r = 0;
+out:
+	return r;
+}
+
+/* An empty value resets the key, as if it had not been given. */
+static int store_or_reset(struct options *o, const char *value, const char **field)
+{
+	if (value[0] == '\0') {
+		*field = NULL;
+		return 0;
+	}
+	return store(o, value, field);
+}
+
+/* Appends the non-empty comma-separated items of value to *list, which must be the last
+ * string in storage: join_lists() builds one list at a time, after every other key. */
+static int list_append(struct options *o, const char **list, const char *value)
+{
+	size_t len = strlen(value);
+	const char *item = value;
+	char *out;
+	int r = 0;
+
+	if (!*list) {
+		r = store(o, "", list);
+		if (r < 0)
+			goto out;
+	}
+	/* The items and their commas take at most len + 1 bytes beyond the terminator. */
+	if (len + 1 > sizeof(o->storage) - o->used) {
+		r = -E2BIG;
+		goto out;
+	}
+	out = o->storage + o->used - 1;
+	while (*item) {
+		size_t n = strcspn(item, ",");
+
+		if (n > 0) {
+			if (out != *list)
+				*out++ = ',';
+			memcpy(out, item, n);
+			out += n;
+		}
+		item += n;
+		if (*item == ',')
+			item++;
+	}
+	*out = '\0';
+	o->used = (size_t)(out - o->storage) + 1;
+out:
+	return r;
+}
+
+static bool is_device_spec(const char *s)
+{
+	if (s[0] == '/')
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(device_tags); i++) {
+		const char *rest = startswith(s, device_tags[i]);
+
+		if (rest && rest[0] != '\0')
+			return true;
+	}
+	return false;
+}
+
+static int set_root(struct options *o, const char *value, const char **why)
+{
+	int r = 0;
+
+	if (value[0] == '\0' || streq(value, "gpt-auto")) {
+		o->root_kind = ROOT_DISCOVER;
+		o->root = NULL;
+	} else if (streq(value, "tmpfs")) {
+		o->root_kind = ROOT_TMPFS;
+		o->root = NULL;
+	} else if (!is_device_spec(value)) {
+		*why = "not a device; give a path such as /dev/vda2, a UUID=, PARTUUID=, LABEL= or "
+		       "PARTLABEL= tag, tmpfs, or gpt-auto";
+		r = -EINVAL;
+	} else {
+		r = store(o, value, &o->root);
+		if (r == 0)
+			o->root_kind = ROOT_DEVICE;
+	}
+	return r;
+}
+
+static int set_rootfstype(struct options *o, const char *value, const char **why)
+{
+	return store_or_reset(o, value, &o->rootfstype);
+}
+
+static int set_ro(struct options *o, const char *value, const char **why)
+{
+	o->rw = 0;
+	return 0;
+}
+
+static int set_rw(struct options *o, const char *value, const char **why)
+{
+	o->rw = 1;
+	return 0;
+}
+
+static int set_usr(struct options *o, const char *value, const char **why)
+{
+	int r = 0;
+
+	/* gpt-auto asks for discovery, as it does for root=. */
+	if (value[0] == '\0' || streq(value, "gpt-auto")) {
+		o->usr = NULL;
+	} else if (!is_device_spec(value)) {
+		*why = "not a device; give a path such as /dev/vda3, a UUID=, PARTUUID=, LABEL= or "
+		       "PARTLABEL= tag, or gpt-auto";
+		r = -EINVAL;
+	} else {
+		r = store(o, value, &o->usr);
+	}
+	return r;
+}
+
+static int set_usrfstype(struct options *o, const char *value, const char **why)
+{
+	return store_or_reset(o, value, &o->usrfstype);
+}
+
+static int set_gpt_auto(struct options *o, const char *value, const char **why)
+{
+	int b = value ? parse_boolean(value) : 1;
+
+	if (b < 0) {
+		*why = "not a boolean; use yes or no (or 1/0, true/false, on/off, y/n, t/f)";
+		return b;
+	}
+	o->gpt_auto = b;
+	return 0;
+}
+
+static int set_volatile(struct options *o, const char *value, const char **why)
+{
+	int b = value ? parse_boolean(value) : 1;
+	int r = 0;
+
+	if (b >= 0) {
+		o->volatile_mode = b ? VOLATILE_YES : VOLATILE_NO;
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(volatile_words); i++)
+		if (streq(value, volatile_words[i].word)) {
+			o->volatile_mode = volatile_words[i].mode;
+			goto out;
+		}
+	*why = "not a volatile mode; use yes, no, state or overlay";
+	r = -EINVAL;
+out:
+	return r;
+}
+
+static int set_init(struct options *o, const char *value, const char **why)
+{
+	if (value[0] != '\0' && value[0] != '/') {
+		*why = "not an absolute path; name the program in the new root, e.g. init=/sbin/init";
+		return -EINVAL;
+	}
+	return store_or_reset(o, value, &o->init);
+}
+
+static int set_disk(struct options *o, const char *value, const char **why)
+{
+	return store_or_reset(o, value, &o->disk);
+}
+
+static int set_machine_id(struct options *o, const char *value, const char **why)
+{
+	static const uint8_t null_id[16];
+	uint8_t id[16];
+	int r = id128_parse(value, id);
+
+	if (r < 0) {
+		*why = "not a machine ID; give 32 hex digits or the 8-4-4-4-12 UUID form";
+		goto out;
+	}
+	/* systemd refuses the null ID too: it means "no ID" everywhere. */
+	if (memcmp(id, null_id, sizeof(id)) == 0) {
+		*why = "the all-zero ID is not a machine ID";
+		r = -EINVAL;
+		goto out;
+	}
+	memcpy(o->machine_id, id, sizeof(id));
+	o->has_machine_id = true;
+out:
+	return r;
+}
+
+static int set_emergency(struct options *o, const char *value, const char **why)
+{
+	o->emergency = true;
+	return 0;
+}
+
+static int set_break(struct options *o, const char *value, const char **why)
+{
+	o->rd_break = true;
+	return 0;
+}
+
+static int set_quiet(struct options *o, const char *value, const char **why)
+{
+	o->quiet = true;
+	return 0;
+}
+
+static int set_debug(struct options *o, const char *value, const char **why)
+{
+	o->debug = true;
+	return 0;
+}
+
+static int set_rootwait(struct options *o, const char *value, const char **why)
+{
+	o->rootwait = true;
+	return 0;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Reads digits at *s, at most limit; -ERANGE past it, -EINVAL when there are none. */
+static int read_number(const char **s, uint64_t limit, uint64_t *out)
+{
+	const char *p = *s;
+	uint64_t n = 0;
+	int r = -EINVAL;
+
+	if (!is_digit(*p))
+		goto out;
+	for (; is_digit(*p); p++) {
+		n = n * 10 + (uint64_t)(*p - '0');
+		if (n > limit) {
+			r = -ERANGE;
+			goto out;
+		}
+	}
+	*s = p;
+	*out = n;
+	r = 0;
+out:
+	return r;
+}
+
+static int parse_seconds(const char *s, int *out)
+{
+	uint64_t n;
+	int r = read_number(&s, INT_MAX, &n);
+
+	if (r == 0 && *s != '\0')
+		r = -EINVAL;
+	if (r == 0)
+		*out = (int)n;
+	return r;
+}
+
+/* systemd's time spans in the units a boot timeout needs: "90", "90s", "1min30s",
+ * "1 min 30 s", "500ms" (rounded up to whole seconds), and "infinity", which is 0. */
+static int parse_time_span(const char *s, int *out)
+{
+	uint64_t total_ms = 0, n;
+	bool any = false;
+	int r = 0;
+
+	if (streq(s, "infinity")) {
+		*out = 0;
+		goto out;
+	}
+	for (;;) {
+		size_t unit_len;
+		size_t i;
+
+		while (is_space(*s))
+			s++;
+		if (*s == '\0')
+			break;
+		r = read_number(&s, SPAN_MAX_MS, &n);
+		if (r < 0)
+			goto out;
+		while (is_space(*s))
+			s++;
+		unit_len = strcspn(s, "0123456789 \t\n");
+		for (i = 0; i < ARRAY_SIZE(time_units); i++)
+			if (strlen(time_units[i].name) == unit_len &&
+			    strncmp(s, time_units[i].name, unit_len) == 0)
+				break;
+		if (i == ARRAY_SIZE(time_units)) {
+			r = -EINVAL;
+			goto out;
+		}
+		s += unit_len;
+		total_ms += n * time_units[i].ms;
+		if (total_ms > SPAN_MAX_MS) {
+			r = -ERANGE;
+			goto out;
+		}
+		any = true;
+	}
+	if (!any) {
+		r = -EINVAL;
+		goto out;
+	}
+	*out = (int)((total_ms + 999) / 1000);
+out:
+	return r;
+}
+
+static int set_timeout(struct options *o, const char *value, const char **why)
+{
+	int r = parse_time_span(value, &o->timeout_sec);
+
+	if (r == -ERANGE)
+		*why = "too long; use infinity to wait forever";
+	else if (r < 0)
+		*why = "not a time span; use whole seconds, a span such as 90s, 500ms or 2min, or infinity";
+	return r < 0 ? -EINVAL : 0;
+}
+
+static int set_rootdelay(struct options *o, const char *value, const char **why)
+{
+	int r = parse_seconds(value, &o->rootdelay_sec);
+
+	if (r < 0)
+		*why = "not a number of seconds; use a whole number of seconds, 0 or more";
+	return r < 0 ? -EINVAL : 0;
+}
+
+static const struct cmdline_key *find_key(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (streq(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+/* module.param, which the kernel and libkmod read from /proc/cmdline themselves. */
+static bool is_module_param(const char *key)
+{
+	const char *dot = strchr(key, '.');
+
+	if (!dot || dot == key || dot[1] == '\0')
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(non_module_prefixes); i++)
+		if (startswith(key, non_module_prefixes[i]))
+			return false;
+	return true;
+}
+
+static const char **list_field(struct options *o, enum list_id list)
+{
+	switch (list) {
+	case LIST_ROOTFLAGS:
+		return &o->rootflags;
+	case LIST_USRFLAGS:
+		return &o->usrflags;
+	case LIST_MODULES:
+		return &o->modules_load;
+	case LIST_BLACKLIST:
+		return &o->modprobe_blacklist;
+	case LIST_NONE:
+		break;
+	}
+	return NULL;
+}
+
+/* Reads the next word at *pos into word, without its double quotes: a quote anywhere
+ * toggles quoting, as in the kernel's next_arg(). False at the end of the line. */
+static bool next_word(const char **pos, char word[CMDLINE_MAX], bool *unterminated)
+{
+	const char *s = *pos;
+	bool quoted = false;
+	size_t n = 0;
+
+	while (is_space(*s))
+		s++;
+	if (*s == '\0') {
+		*pos = s;
+		return false;
+	}
+	/* cmdline_parse() refused longer lines, so the bound only guards against misuse. */
+	for (; *s && (quoted || !is_space(*s)) && n < CMDLINE_MAX - 1; s++) {
+		if (*s == '"')
+			quoted = !quoted;
+		else
+			word[n++] = *s;
+	}
+	word[n] = '\0';
+	*unterminated = quoted;
+	*pos = s;
+	return true;
+}
+
+/* Calls fn for every key[=value] word before "--" (the rest is init's). */
+static void for_each_param(struct parser *p, const char *line, param_fn *fn)
+{
+	char key_shown[SHOWN_SIZE];
+	const char *pos = line;
+	const char *bad;
+	bool unterminated;
+	char *value;
+
+	while (next_word(&pos, p->word, &unterminated)) {
+		if (streq(p->word, "--"))
+			break;
+		value = strchr(p->word, '=');
+		if (value)
+			*value++ = '\0';
+		bad = find_control(p->word);
+		if (!bad && value)
+			bad = find_control(value);
+		if (bad) {
+			report(p, -EINVAL, "%s%s contains the control character \\x%02x; the word was ignored",
+			       shown(key_shown, p->word), value ? "=" : "", (unsigned char)*bad);
+			continue;
+		}
+		if (unterminated)
+			report(p, -EINVAL, "unterminated double quote in %s%s; the rest of the line was read as its value",
+			       shown(key_shown, p->word), value ? "=" : "");
+		if (p->word[0] != '\0')
+			fn(p, p->word, value);
+	}
+}
+
+static void apply_param(struct parser *p, const char *key, const char *value)
+{
+	char value_shown[SHOWN_SIZE];
+	const struct cmdline_key *k = find_key(key);
+	const char *why = NO_ROOM;
+	int r;
+
+	if (!k) {
+		/* A bare module.param is a module boolean set to yes. */
+		if (is_module_param(key))
+			p->opts->n_module_params++;
+		return;
+	}
+	if (k->form == FORM_SWITCH && value)
+		return;
+	if ((k->form == FORM_VALUE || k->form == FORM_LIST) && !value) {
+		report(p, -EINVAL, "%s was given without a value and was ignored; write %s=VALUE", key, key);
+		return;
+	}
+	if (k->form == FORM_LIST)
+		return;
+	r = k->apply(p->opts, value, &why);
+	if (r < 0)
+		report(p, r, "%s=%s: %s; ignored", key, shown(value_shown, value ? value : ""), why);
+}
+
+static void append_list_param(struct parser *p, const char *key, const char *value)
+{
+	char value_shown[SHOWN_SIZE];
+	const struct cmdline_key *k = find_key(key);
+	int r;
+
+	if (!k || k->form != FORM_LIST || k->list != p->list || !value)
+		return;
+	r = list_append(p->opts, list_field(p->opts, p->list), value);
+	if (r < 0)
+		report(p, r, "%s=%s: " NO_ROOM "; ignored", key, shown(value_shown, value));
+}
+
+/* One pass per list keeps each list contiguous in storage, in command-line order. */
+static void join_lists(struct parser *p, const char *line)
+{
+	static const enum list_id lists[] = { LIST_ROOTFLAGS, LIST_USRFLAGS, LIST_MODULES, LIST_BLACKLIST };
+
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		p->list = lists[i];
+		for_each_param(p, line, append_list_param);
+	}
+}
+
+int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_size)
+{
+	struct parser p = { .opts = opts, .err = err, .err_size = err_size };
+	size_t len;
+
+	options_init(opts);
+	if (err && err_size > 0)
+		err[0] = '\0';
+	if (!line) {
+		report(&p, -EINVAL, "no kernel command line was given");
+		goto out;
+	}
+	len = strlen(line);
+	if (len >= CMDLINE_MAX) {
+		report(&p, -E2BIG, "the kernel command line is %zu bytes long, over the limit of %d; none of it was applied",
+		       len, CMDLINE_MAX - 1);
+		goto out;
+	}
+	for_each_param(&p, line, apply_param);
+	join_lists(&p, line);
+out:
+	return p.result;
+}
