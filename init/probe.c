@@ -1,0 +1,213 @@
+/* The disk model from libblkid: the partition table, its partitions, and the filesystem
+ * in each. Works on image files as well as block devices; opens read-only. */
+#include <blkid/blkid.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "probe.h"
+#include "util.h"
+
+/* The kernel exposes at most 256 partitions of a disk (DISK_MAX_PARTS); more is hostile. */
+#define PROBE_MAX_PARTS 256
+/* libblkid counts partition start and size in 512-byte sectors whatever the disk's sectors. */
+#define BLKID_SECTOR 512ULL
+
+static void copy_lower(char *dst, size_t size, const char *src)
+{
+	(void)copy_str(dst, size, src ? src : ""); /* truncation is harmless: no known value is that long */
+	for (char *c = dst; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+}
+
+/* /dev/vda -> /dev/vda2, /dev/nvme0n1 -> /dev/nvme0n1p2. */
+static int part_devpath(const char *disk_path, unsigned number, char *out, size_t size)
+{
+	size_t len = strlen(disk_path);
+	bool digit = len > 0 && isdigit((unsigned char)disk_path[len - 1]);
+	int n = snprintf(out, size, "%s%s%u", disk_path, digit ? "p" : "", number);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static void lookup_value(blkid_probe pr, const char *name, char *out, size_t size)
+{
+	const char *value = NULL;
+
+	if (blkid_probe_lookup_value(pr, name, &value, NULL) == 0 && value)
+		(void)copy_str(out, size, value);
+}
+
+/* Fills fstype, fsuuid, fslabel of part from its byte range of fd; "" when nothing or
+ * several things are recognised (an ambiguous partition must not be mounted). */
+static void probe_filesystem(int fd, const char *disk_path, struct part *part)
+{
+	blkid_probe pr = blkid_new_probe();
+	int r;
+
+	if (!pr) {
+		log_warn("unable to probe partition %u of %s: out of memory", part->number, disk_path);
+		goto out;
+	}
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)part->start, (blkid_loff_t)part->size) < 0) {
+		log_warn("unable to probe partition %u of %s: cannot read its range", part->number, disk_path);
+		goto out;
+	}
+	blkid_probe_enable_partitions(pr, 0);
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+	r = blkid_do_safeprobe(pr);
+	if (r == -2)
+		log_warn("partition %u of %s carries several filesystem signatures; treating it as unformatted",
+			 part->number, disk_path);
+	else if (r < 0)
+		log_warn("unable to probe partition %u of %s: read error", part->number, disk_path);
+	if (r != 0)
+		goto out;
+	lookup_value(pr, "TYPE", part->fstype, sizeof(part->fstype));
+	lookup_value(pr, "UUID", part->fsuuid, sizeof(part->fsuuid));
+	lookup_value(pr, "LABEL", part->fslabel, sizeof(part->fslabel));
+out:
+	if (pr)
+		blkid_free_probe(pr);
+}
+
+/* Converts libblkid's sectors to bytes; false when the partition does not lie inside the
+ * device (hostile or truncated tables), which the kernel would not expose either. */
+static bool part_range(blkid_partition par, uint64_t disk_size, uint64_t *start, uint64_t *size)
+{
+	blkid_loff_t s = blkid_partition_get_start(par);
+	blkid_loff_t n = blkid_partition_get_size(par);
+
+	if (s < 0 || n < 0 || (uint64_t)s > disk_size / BLKID_SECTOR || (uint64_t)n > disk_size / BLKID_SECTOR)
+		return false;
+	*start = (uint64_t)s * BLKID_SECTOR;
+	*size = (uint64_t)n * BLKID_SECTOR;
+	return *start <= disk_size && *size <= disk_size - *start;
+}
+
+static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_partition par,
+			 uint64_t disk_size)
+{
+	struct part *part;
+	uint64_t start, size;
+	int number = blkid_partition_get_partno(par);
+	const char *type = blkid_partition_get_type_string(par);
+	const char *name = blkid_partition_get_name(par);
+	int r = 0;
+
+	if (!part_range(par, disk_size, &start, &size)) {
+		log_warn("partition %d of %s lies beyond the end of the disk (%llu bytes); skipped", number,
+			 disk->path, (unsigned long long)disk_size);
+		goto out;
+	}
+	part = disk_add_part(disk);
+	if (!part) {
+		r = -ENOMEM;
+		goto out;
+	}
+	part->number = number > 0 ? (unsigned)number : 0;
+	if (type)
+		copy_lower(part->type, sizeof(part->type), type);
+	else
+		snprintf(part->type, sizeof(part->type), "0x%02x", (unsigned)blkid_partition_get_type(par) & 0xffu);
+	copy_lower(part->partuuid, sizeof(part->partuuid), blkid_partition_get_uuid(par));
+	(void)copy_str(part->label, sizeof(part->label), name ? name : "");
+	part->flags = (uint64_t)blkid_partition_get_flags(par);
+	part->start = start;
+	part->size = size;
+	if (is_blockdev) {
+		r = part_devpath(disk->path, part->number, part->devpath, sizeof(part->devpath));
+		if (r < 0)
+			goto out;
+	}
+	if (size > 0)
+		probe_filesystem(fd, disk->path, part);
+out:
+	return r;
+}
+
+static int probe_partitions(int fd, bool is_blockdev, struct disk *disk)
+{
+	blkid_probe pr = blkid_new_probe();
+	blkid_partlist list;
+	blkid_parttable table;
+	uint64_t disk_size;
+	int n, r = 0;
+
+	if (!pr) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (blkid_probe_set_device(pr, fd, 0, 0) < 0) {
+		r = errno > 0 ? -errno : -EIO;
+		goto out;
+	}
+	disk_size = (uint64_t)blkid_probe_get_size(pr);
+	disk->sector_size = blkid_probe_get_sectorsize(pr);
+	blkid_probe_enable_superblocks(pr, 0);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
+
+	/* No list or no table: a disk without a partition table, which is for the planner to judge. */
+	list = blkid_probe_get_partitions(pr);
+	table = list ? blkid_partlist_get_table(list) : NULL;
+	if (!table)
+		goto out;
+	/* Types longer than pttype ("unixware") are cut; the planner accepts only "gpt". */
+	(void)COPY_STR(disk->pttype, blkid_parttable_get_type(table) ?: "");
+	copy_lower(disk->ptuuid, sizeof(disk->ptuuid), blkid_parttable_get_id(table));
+
+	n = blkid_partlist_numof_partitions(list);
+	if (n > PROBE_MAX_PARTS) {
+		log_warn("%s lists %d partitions; only the first %d are used", disk->path, n, PROBE_MAX_PARTS);
+		n = PROBE_MAX_PARTS;
+	}
+	for (int i = 0; i < n && r == 0; i++) {
+		blkid_partition par = blkid_partlist_get_partition(list, i);
+
+		if (par)
+			r = add_partition(fd, is_blockdev, disk, par, disk_size);
+	}
+out:
+	if (pr)
+		blkid_free_probe(pr);
+	return r;
+}
+
+int probe_disk(const char *path, struct disk *disk)
+{
+	struct stat st;
+	int fd = -1, r;
+
+	r = COPY_STR(disk->path, path);
+	if (r < 0)
+		goto out;
+	/* O_NONBLOCK: a FIFO given by mistake must not hang the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = -EISDIR;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		r = -ENOTBLK;
+		goto out;
+	}
+	/* An empty file has nothing to probe, and libblkid refuses a zero-sized device. */
+	if (S_ISREG(st.st_mode) && st.st_size == 0)
+		goto out;
+	r = probe_partitions(fd, S_ISBLK(st.st_mode), disk);
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
