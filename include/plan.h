@@ -77,8 +77,9 @@ struct plan {
  *   -ENOENT    nothing to mount as root (at boot: the device may not have appeared yet)
  *   -ENOTUNIQ  the choice is ambiguous (several disks with roots, duplicate PARTUUIDs)
  *   -EPERM     a candidate exists but a rule refuses it (removable disk, no GPT, …)
- *   -EINVAL    contradictory options
- *   -E2BIG     more steps or notes than the plan holds */
+ *   -EINVAL    contradictory options, or a value too long for the plan's fields
+ *   -E2BIG     more steps than the plan holds (notes past PLAN_MAX_NOTES are summed up in
+ *              the last one: an overflow of explanations never stops a boot) */
 int plan_build(const struct plan_input *in, struct plan *plan);
 
 const char *plan_op_name(enum plan_op op);
