@@ -1,4 +1,415 @@
-/* stub: being written */
+/* PID 1: the boot from the kernel to the real init, one stage after another. Each stage
+ * returns 0 or -errno with b->why set; every failure ends in emergency_fail(). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include "apifs.h"
+#include "cmdline.h"
 #include "commands.h"
-int boot_main(int argc, char **argv) { (void)argc; (void)argv; for (;;) pause(); }
+#include "devices.h"
+#include "efivars.h"
+#include "emergency.h"
+#include "execute.h"
+#include "log.h"
+#include "modules.h"
+#include "plan.h"
+#include "switchroot.h"
+#include "timing.h"
+#include "util.h"
+
+#define DEFAULT_TIMEOUT_SEC 30
+#define WHY_MAX 1024
+
+struct boot {
+	int argc;
+	char **argv;
+	struct options opts;
+	struct modules modules;
+	struct devices devices;
+	struct machine machine;
+	struct plan plan;
+	int plan_result;
+	bool wait_announced;
+	struct timings timings;
+	char init[PLAN_PATH];
+	char why[WHY_MAX];
+};
+
+/* Too big for a stack frame, and there is only one boot. */
+static struct boot boot_state;
+
+static int fail_with(struct boot *b, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail_with(struct boot *b, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->why, sizeof(b->why), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Stage 1: /proc, /sys, /dev, /run…, then a console on fds 0-2 and /dev/kmsg. */
+static int stage_api_filesystems(struct boot *b)
+{
+	int r;
+
+	log_info("earlymount %s", EARLYMOUNT_VERSION);
+	r = apifs_mount_table(apifs_table, apifs_table_size, b->why, sizeof(b->why));
+	apifs_ensure_console();
+	log_open_kmsg();
+	if (r < 0) {
+		strncat(b->why, " — the kernel needs proc, sysfs, devtmpfs, tmpfs and cgroup2 built in",
+			sizeof(b->why) - strlen(b->why) - 1);
+		goto out;
+	}
+	apifs_make_links();
+out:
+	return r;
+}
+
+static int read_proc_cmdline(char *line, size_t size)
+{
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	size_t used = 0;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (used < size - 1) {
+		ssize_t n = read(fd, line + used, size - 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	line[used] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	return r;
+}
+
+static int stage_command_line(struct boot *b)
+{
+	char line[CMDLINE_MAX + 2];
+	char err[256] = "";
+	int r = read_proc_cmdline(line, sizeof(line));
+
+	if (r < 0)
+		return fail_with(b, r, "unable to read /proc/cmdline: %s", strerror(-r));
+	r = cmdline_parse(line, &b->opts, err, sizeof(err));
+	if (r == -E2BIG)
+		return fail_with(b, r, "the kernel command line is longer than %d bytes",
+				 CMDLINE_MAX);
+	/* The kernel booted with this line already: use what could be read. */
+	if (r == -EINVAL)
+		log_warn("kernel command line: %s; ignoring that part", err);
+	if (b->opts.quiet)
+		log_set_max_level(LOG_WARNING);
+	if (b->opts.debug)
+		log_set_max_level(LOG_DEBUG);
+	return 0;
+}
+
+static int stage_rd_emergency(struct boot *b)
+{
+	if (b->opts.emergency)
+		emergency_pause("rd.emergency");
+	return 0;
+}
+
+static int stage_modules(struct boot *b)
+{
+	struct utsname u;
+	int r = modules_open(&b->modules);
+
+	if (r < 0) {
+		uname(&u);
+		log_warn("unable to read the module index /lib/modules/%s: %s; only built-in "
+			 "drivers are available",
+			 u.release, strerror(-r));
+	}
+	/* Listen before coldplug, so no uevent of a device the coldplug brings up is missed. */
+	r = devices_open(&b->devices, &b->modules);
+	if (r < 0)
+		return fail_with(b, r, "unable to listen to kernel uevents: %s", strerror(-r));
+	if (b->opts.modules_load) {
+		r = modules_load_names(&b->modules, b->opts.modules_load);
+		if (r < 0)
+			log_warn("unable to load every module of rd.modules-load=%s: %s",
+				 b->opts.modules_load, strerror(-r));
+	}
+	return 0;
+}
+
+static int stage_devices(struct boot *b)
+{
+	devices_settle(&b->devices);
+	return 0;
+}
+
+/* efivarfs is a module in many kernels: its mount in stage 1 fails until it is loaded. */
+static void efivarfs_mount(struct boot *b)
+{
+	int r = apifs_mount_one(EFIVARS_DIR);
+
+	if (r == -ENODEV) {
+		modules_load_alias(&b->modules, "fs-efivarfs");
+		r = apifs_mount_one(EFIVARS_DIR);
+	}
+	if (r < 0)
+		log_warn("unable to mount efivarfs on %s: %s; the boot loader's disk is unknown",
+			 EFIVARS_DIR, strerror(-r));
+}
+
+static int stage_machine_facts(struct boot *b)
+{
+	struct stat st;
+	int r;
+
+	b->machine.arch = arch_native();
+	if (stat("/sys/firmware/efi", &st) < 0)
+		goto out;
+	efivarfs_mount(b);
+	r = efivars_boot_partuuid(EFIVARS_DIR, b->machine.loader_partuuid);
+	if (r == 0)
+		log_info("the boot loader came from the partition %s", b->machine.loader_partuuid);
+	else if (r == -ENOENT)
+		log_info("no LoaderDevicePartUUID: the boot loader did not say which disk it came from");
+	else
+		log_warn("ignoring LoaderDevicePartUUID: %s", strerror(-r));
+out:
+	return 0;
+}
+
+static bool plan_ready(struct devices *d, void *data)
+{
+	struct boot *b = data;
+	struct plan_input in = { &b->opts, &d->disks, &b->machine };
+
+	b->plan_result = plan_build(&in, &b->plan);
+	if (b->plan_result == -ENOENT && !b->wait_announced) {
+		b->wait_announced = true;
+		if (b->opts.rootwait || b->opts.timeout_sec == 0)
+			log_info("waiting for the root partition: %s", b->plan.error);
+		else
+			log_info("waiting up to %d s for the root partition: %s",
+				 b->opts.timeout_sec > 0 ? b->opts.timeout_sec : DEFAULT_TIMEOUT_SEC,
+				 b->plan.error);
+	}
+	return b->plan_result != -ENOENT;
+}
+
+static bool never_ready(struct devices *d, void *data)
+{
+	return false;
+}
+
+/* Milliseconds to wait for the plan; -1 is forever. */
+static int plan_timeout_ms(const struct options *o)
+{
+	if (o->rootwait || o->timeout_sec == 0)
+		return -1;
+	return (o->timeout_sec > 0 ? o->timeout_sec : DEFAULT_TIMEOUT_SEC) * 1000;
+}
+
+static int stage_wait_for_plan(struct boot *b)
+{
+	int timeout_ms = plan_timeout_ms(&b->opts);
+	int r;
+
+	/* rootdelay=: devices keep arriving and get their modules meanwhile, without polling. */
+	if (b->opts.rootdelay_sec > 0) {
+		log_info("rootdelay=%d: waiting %d s before looking for the root",
+			 b->opts.rootdelay_sec, b->opts.rootdelay_sec);
+		devices_wait(&b->devices, b->opts.rootdelay_sec * 1000, never_ready, b);
+		if (timeout_ms > 0)
+			timeout_ms = timeout_ms > b->opts.rootdelay_sec * 1000
+					     ? timeout_ms - b->opts.rootdelay_sec * 1000
+					     : 0;
+	}
+	r = devices_wait(&b->devices, timeout_ms, plan_ready, b);
+	if (r == -ETIMEDOUT) {
+		devices_report(&b->devices);
+		return fail_with(b, r,
+				 "gave up waiting for the root partition: %s — check that the disk's "
+				 "driver is in the initramfs, or give root= or rd.timeout=",
+				 b->plan.error);
+	}
+	if (r < 0)
+		return fail_with(b, r, "unable to wait for block devices: %s", strerror(-r));
+	if (b->plan_result < 0)
+		return fail_with(b, b->plan_result, "%s", b->plan.error);
+	for (size_t i = 0; i < b->plan.n_notes; i++)
+		log_info("%s", b->plan.notes[i]);
+	return 0;
+}
+
+/* Without udev nothing runs modprobe for a filesystem: load it before mount(2) needs it. */
+static int ensure_filesystem(const char *fstype, void *data)
+{
+	struct boot *b = data;
+	char alias[64];
+
+	if (filesystem_registered(fstype))
+		return 0;
+	snprintf(alias, sizeof(alias), "fs-%s", fstype);
+	return modules_load_alias(&b->modules, alias);
+}
+
+static int read_machine_id(const char *path, uint8_t id[16], const char **why)
+{
+	char text[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0) {
+		*why = errno == ENOENT ? "the file does not exist" : strerror(errno);
+		return -errno;
+	}
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (!text[0] || streq(text, "uninitialized")) {
+		*why = "the machine ID is not set yet (first boot)";
+		r = -ENOMEDIUM;
+	} else if (id128_parse(text, id) < 0) {
+		*why = "it holds no valid machine ID";
+		r = -EINVAL;
+	}
+	return r;
+}
+
+/* The /var rule needs the root's machine ID: mount the root, read it, plan the rest with it. */
+static int replan_with_machine_id(struct boot *b)
+{
+	struct plan_input in = { &b->opts, &b->devices.disks, &b->machine };
+	const char *why = NULL;
+	int r = read_machine_id(b->plan.machine_id_path, b->machine.machine_id, &why);
+
+	if (r < 0) {
+		log_info("not looking for a /var partition: %s: %s", b->plan.machine_id_path, why);
+		return 0;
+	}
+	b->machine.has_machine_id = true;
+	r = plan_build(&in, &b->plan);
+	if (r < 0)
+		return fail_with(b, r, "%s", b->plan.error);
+	for (size_t i = 0; i < b->plan.n_notes; i++)
+		log_debug("%s", b->plan.notes[i]);
+	return 0;
+}
+
+static int stage_mount(struct boot *b)
+{
+	static struct execute_ctx ctx;
+	size_t done = 0;
+	int r;
+
+	ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
+				    .data = b };
+	if (b->plan.wants_machine_id) {
+		done = b->plan.root_steps;
+		r = execute_steps(b->plan.steps, 0, done, &ctx);
+		if (r < 0)
+			goto failed;
+		r = replan_with_machine_id(b);
+		if (r < 0)
+			goto out;
+	}
+	r = execute_steps(b->plan.steps, done, b->plan.n_steps, &ctx);
+failed:
+	if (r < 0)
+		fail_with(b, r, "%s", ctx.why);
+out:
+	return r;
+}
+
+static int stage_rd_break(struct boot *b)
+{
+	if (b->opts.rd_break)
+		emergency_pause("rd.break");
+	return 0;
+}
+
+/* Checks first; from switchroot_enter() on there is no way back. */
+static int handoff(struct boot *b)
+{
+	int r = switchroot_check(SYSROOT, b->plan.init, b->init, sizeof(b->init), b->why,
+				 sizeof(b->why));
+
+	if (r < 0)
+		goto out;
+	devices_close(&b->devices);
+	modules_close(&b->modules);
+	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));
+	if (r < 0)
+		goto out;
+	r = timing_write(&b->timings, TIMINGS_PATH);
+	if (r < 0)
+		log_warn("unable to write %s: %s", TIMINGS_PATH, strerror(-r));
+	log_info("starting %s", b->init);
+	r = switchroot_exec(b->init, b->argc, b->argv);
+	fail_with(b, r, "unable to run %s in the new root: %s", b->init, strerror(-r));
+out:
+	return r;
+}
+
+static const struct stage {
+	const char *name;
+	int (*run)(struct boot *b);
+	bool timed; /* the shells wait for people */
+} boot_stages[] = {
+	{ "apifs", stage_api_filesystems, true },
+	{ "cmdline", stage_command_line, true },
+	{ "rd.emergency", stage_rd_emergency, false },
+	{ "modules", stage_modules, true },
+	{ "devices", stage_devices, true },
+	{ "machine", stage_machine_facts, true },
+	{ "plan", stage_wait_for_plan, true },
+	{ "mount", stage_mount, true },
+	{ "rd.break", stage_rd_break, false },
+};
+
+static int run_stage(struct boot *b, const struct stage *s)
+{
+	int r;
+
+	if (s->timed)
+		timing_begin(&b->timings, s->name);
+	r = s->run(b);
+	if (s->timed)
+		timing_end(&b->timings);
+	return r;
+}
+
+int boot_main(int argc, char **argv)
+{
+	struct boot *b = &boot_state;
+	int r = 0;
+
+	b->argc = argc;
+	b->argv = argv;
+	log_setup(LOG_TARGET_CONSOLE);
+	for (size_t i = 0; i < ARRAY_SIZE(boot_stages) && r == 0; i++)
+		r = run_stage(b, &boot_stages[i]);
+	if (r == 0)
+		r = handoff(b);
+	emergency_fail("%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
+}

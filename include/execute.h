@@ -1,0 +1,39 @@
+/* Runs plan steps: mounts, binds, moves, directories, links, swap. Knows nothing about the
+ * Discoverable Partitions spec; the plan said what and why, this does it. Effect layer. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "disk.h"
+#include "plan.h"
+
+#define EXECUTE_WHY 512
+
+struct execute_ctx {
+	const struct disk_set *disks; /* for sources the plan gives as a spec (UUID=, …) */
+	/* Makes sure the kernel can mount fstype (loads its module); may be NULL. The result is
+	 * advisory: mount(2) has the last word. */
+	int (*ensure_fs)(const char *fstype, void *data);
+	void *data;
+	char why[EXECUTE_WHY];        /* after a failure: what failed, why, and what to try */
+};
+
+/* Runs steps[from, to) in order and stops at the first that fails. 0 or its -errno. */
+int execute_steps(const struct plan_step *steps, size_t from, size_t to, struct execute_ctx *ctx);
+int execute_step(const struct plan_step *step, struct execute_ctx *ctx);
+
+/* Resolves the source of a mount step to a path: the partition's device node when the plan
+ * knows it, a path as it is, else the spec looked up in disks. part (may be NULL) gets the
+ * partition when one is known, else NULL. 0 or -errno. */
+int execute_resolve_source(const struct plan_step *step, const struct disk_set *disks,
+			   char *out, size_t size, const struct part **part);
+
+/* mkdir -p: parents 0755, the last one mode. 0 or -errno. */
+int make_directories(const char *path, mode_t mode);
+
+/* Whether /proc/filesystems-style text lists fstype. Pure. */
+bool filesystems_text_has(const char *text, const char *fstype);
+/* Whether the running kernel knows fstype now (/proc/filesystems). */
+bool filesystem_registered(const char *fstype);

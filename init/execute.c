@@ -1,0 +1,352 @@
+/* The plan executor. Each op is one function; a failure leaves one sentence in ctx->why that
+ * names the step, the reason and, where there is one, what to try. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <unistd.h>
+
+#include "execute.h"
+#include "log.h"
+#include "mountopts.h"
+#include "util.h"
+
+/* Enough for any /proc/filesystems: ~40 lines of "nodev\tname\n". */
+#define FILESYSTEMS_MAX 4096
+
+int make_directories(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	int r = copy_str(buf, sizeof(buf), path);
+
+	if (r < 0)
+		goto out;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			goto out;
+		}
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		r = -errno;
+out:
+	return r;
+}
+
+bool filesystems_text_has(const char *text, const char *fstype)
+{
+	size_t want = strlen(fstype);
+
+	for (const char *line = text; line && *line;) {
+		size_t len = strcspn(line, "\n");
+		const char *tab = memchr(line, '\t', len);
+		const char *name = tab ? tab + 1 : line;
+		size_t name_len = len - (size_t)(name - line);
+
+		if (name_len == want && memcmp(name, fstype, want) == 0)
+			return true;
+		line += len;
+		if (*line == '\n')
+			line++;
+	}
+	return false;
+}
+
+bool filesystem_registered(const char *fstype)
+{
+	char text[FILESYSTEMS_MAX];
+	int fd = open("/proc/filesystems", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	bool found = false;
+
+	if (fd < 0)
+		goto out;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		goto out;
+	text[n] = '\0';
+	found = filesystems_text_has(text, fstype);
+out:
+	return found;
+}
+
+int execute_resolve_source(const struct plan_step *step, const struct disk_set *disks,
+			   char *out, size_t size, const struct part **part)
+{
+	const struct part *found = step->part;
+	int r = 0;
+
+	if (!found && step->source[0] == '/') {
+		r = copy_str(out, size, step->source);
+		goto out;
+	}
+	if (!found && !disks) {
+		r = -ENOENT;
+		goto out;
+	}
+	if (!found)
+		r = disk_set_find(disks, step->source, &found, NULL);
+	if (r == 0 && !found->devpath[0])
+		r = -ENODEV;
+	if (r == 0)
+		r = copy_str(out, size, found->devpath);
+out:
+	if (part)
+		*part = r == 0 ? found : NULL;
+	return r;
+}
+
+static void why_set(struct execute_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void why_set(struct execute_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->why, sizeof(ctx->why), fmt, ap);
+	va_end(ap);
+}
+
+static const char *mount_hint(int err)
+{
+	switch (err) {
+	case EINVAL:
+		return " — the filesystem may be damaged: check it with fsck, or give rootfstype=";
+	case ENODEV:
+		return " — the kernel does not know this filesystem: add its module to the initramfs";
+	case ENOENT:
+	case ENXIO:
+		return " — the device is gone: check the disk and its driver";
+	case EACCES:
+	case EROFS:
+		return " — the device is read-only: mount it with ro";
+	case EBUSY:
+		return " — something is already mounted there";
+	default:
+		return "";
+	}
+}
+
+static void ensure_fs(struct execute_ctx *ctx, const char *fstype)
+{
+	if (ctx->ensure_fs && fstype && fstype[0])
+		ctx->ensure_fs(fstype, ctx->data);
+}
+
+static int mount_at(struct execute_ctx *ctx, const char *source, const char *target,
+		    const char *fstype, const char *options)
+{
+	char data[PLAN_OPTIONS];
+	unsigned long flags;
+	int r = mountopts_parse(options, &flags, data, sizeof(data));
+
+	if (r < 0) {
+		why_set(ctx, "unable to mount %s on %s: options too long",
+			 source, target);
+		goto out;
+	}
+	r = make_directories(target, 0755);
+	if (r < 0) {
+		why_set(ctx, "unable to create the mount point %s: %s",
+			 target, strerror(-r));
+		goto out;
+	}
+	ensure_fs(ctx, fstype);
+	if (mount(source, target, fstype, flags, data[0] ? data : NULL) < 0) {
+		r = -errno;
+		why_set(ctx, "unable to mount %s (%s) on %s: %s%s", source,
+			 fstype, target, strerror(-r), mount_hint(-r));
+	}
+out:
+	return r;
+}
+
+static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	const struct part *part = NULL;
+	char dev[PATH_MAX];
+	const char *fstype = s->fstype;
+	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), &part);
+
+	if (r < 0) {
+		why_set(ctx, "unable to find %s to mount on %s: %s",
+			 s->source, s->target,
+			 r == -ENOTUNIQ ? "several partitions match it, name one by PARTUUID="
+					: strerror(-r));
+		goto out;
+	}
+	if (!fstype[0] && part)
+		fstype = part->fstype;
+	if (!fstype[0]) {
+		r = -EINVAL;
+		why_set(ctx,
+			 "unable to mount %s on %s: no filesystem was recognised on it — give rootfstype=",
+			 dev, s->target);
+		goto out;
+	}
+	r = mount_at(ctx, dev, s->target, fstype, s->options);
+out:
+	return r;
+}
+
+static int op_tmpfs(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	return mount_at(ctx, "tmpfs", s->target, "tmpfs", s->options);
+}
+
+static int op_overlay(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	return mount_at(ctx, "overlay", s->target, "overlay", s->options);
+}
+
+static int op_bind(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	int r = make_directories(s->target, 0755);
+
+	if (r < 0) {
+		why_set(ctx, "unable to create the mount point %s: %s",
+			 s->target, strerror(-r));
+		goto out;
+	}
+	if (mount(s->source, s->target, NULL, MS_BIND, NULL) < 0) {
+		r = -errno;
+		why_set(ctx, "unable to bind %s on %s: %s", s->source,
+			 s->target, strerror(-r));
+		goto out;
+	}
+	/* The kernel ignores MS_RDONLY on the bind itself; it takes a remount. */
+	if (mountopts_has(s->options, "ro") &&
+	    mount(NULL, s->target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0) {
+		r = -errno;
+		why_set(ctx, "unable to make the bind mount %s read-only: %s",
+			 s->target, strerror(-r));
+	}
+out:
+	return r;
+}
+
+static int op_move(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	int r = make_directories(s->target, 0755);
+
+	if (r == 0 && mount(s->source, s->target, NULL, MS_MOVE, NULL) < 0)
+		r = -errno;
+	if (r < 0)
+		why_set(ctx, "unable to move the mount %s to %s: %s",
+			 s->source, s->target, strerror(-r));
+	return r;
+}
+
+static int op_mkdir(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	int r = make_directories(s->target, s->mode ? s->mode : 0755);
+
+	if (r < 0)
+		why_set(ctx, "unable to create the directory %s: %s",
+			 s->target, strerror(-r));
+	return r;
+}
+
+static int op_symlink(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	int r = 0;
+
+	if (symlink(s->source, s->target) < 0 && errno != EEXIST) {
+		r = -errno;
+		why_set(ctx, "unable to create the symlink %s -> %s: %s",
+			 s->target, s->source, strerror(-r));
+	}
+	return r;
+}
+
+/* Swap only adds memory: a partition without a swap signature must not stop the boot. */
+static int op_swapon(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	char dev[PATH_MAX];
+	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), NULL);
+
+	if (r == 0 && swapon(dev, 0) < 0)
+		r = -errno;
+	if (r < 0)
+		log_warn("unable to enable swap on %s: %s; continuing without it", s->source,
+			 strerror(-r));
+	return 0;
+}
+
+static int op_umount(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	int r = 0;
+
+	if (umount2(s->target, 0) < 0) {
+		r = -errno;
+		why_set(ctx, "unable to unmount %s: %s", s->target,
+			 strerror(-r));
+	}
+	return r;
+}
+
+static const struct op_runner {
+	int (*run)(const struct plan_step *s, struct execute_ctx *ctx);
+} op_runners[OP_MAX] = {
+	[OP_MOUNT] = { op_mount },
+	[OP_BIND] = { op_bind },
+	[OP_MOVE] = { op_move },
+	[OP_TMPFS] = { op_tmpfs },
+	[OP_OVERLAY] = { op_overlay },
+	[OP_MKDIR] = { op_mkdir },
+	[OP_SYMLINK] = { op_symlink },
+	[OP_SWAPON] = { op_swapon },
+	[OP_UMOUNT] = { op_umount },
+};
+
+static void log_step(const struct plan_step *s)
+{
+	const char *name = plan_op_name(s->op);
+	const char *sep = s->options[0] ? " " : "";
+
+	if (s->fstype[0])
+		log_info("%s %s → %s (%s)%s%s", name, s->source, s->target, s->fstype, sep,
+			 s->options);
+	else if (s->source[0])
+		log_info("%s %s → %s%s%s", name, s->source, s->target, sep, s->options);
+	else
+		log_info("%s %s%s%s", name, s->target, sep, s->options);
+	if (s->reason[0])
+		log_debug("  because %s", s->reason);
+}
+
+int execute_step(const struct plan_step *step, struct execute_ctx *ctx)
+{
+	int r = -EINVAL;
+
+	ctx->why[0] = '\0';
+	if ((unsigned)step->op >= OP_MAX || !op_runners[step->op].run) {
+		snprintf(ctx->why, sizeof(ctx->why), "unknown plan step %d for %s", (int)step->op,
+			 step->target);
+		goto out;
+	}
+	log_step(step);
+	r = op_runners[step->op].run(step, ctx);
+out:
+	return r;
+}
+
+int execute_steps(const struct plan_step *steps, size_t from, size_t to, struct execute_ctx *ctx)
+{
+	int r = 0;
+
+	for (size_t i = from; i < to && r == 0; i++)
+		r = execute_step(&steps[i], ctx);
+	return r;
+}
