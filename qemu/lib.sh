@@ -1,0 +1,170 @@
+# Shared by qemu/run-scenarios and qemu/demo (sourced; POSIX sh). Needs $build (the BUILD
+# directory) and $here (this directory). Everything lands under $build/qemu; kernels are
+# shared by every BUILD directory in $KERNEL_ROOT/kernels (default: build/kernels).
+
+KERNEL_ROOT=${KERNEL_ROOT:-build}
+MACHINE_ID=cc1fed1f50ba43cda39577333c5d0504
+# Until `earlymount var-uuid` exists: the spec's check value for MACHINE_ID.
+MACHINE_ID_VAR_UUID=6028e3a1-54ef-41be-90b1-c54f2e22254c
+HOST_ARCH=$(uname -m)
+PROBE_BEGIN='=== earlymount-probe begin ==='
+PROBE_END='=== earlymount-probe end ==='
+
+say() { printf '%s\n' "$*" >&2; }
+die() { printf 'qemu: %s\n' "$*" >&2; exit 1; }
+
+deb_arch() { case $1 in x86_64) echo amd64 ;; aarch64) echo arm64 ;; esac; }
+dps_arch() { case $1 in x86_64) echo x86-64 ;; aarch64) echo arm64 ;; esac; }
+
+kernel_dir() { echo "$KERNEL_ROOT/kernels/$(deb_arch "$1")"; }
+# x86-64 boots the ELF kernel through PVH when qemu/kernels could unpack it: half the wall time.
+kernel_image() {
+	lib_k=$(kernel_dir "$1")
+	if [ "$1" = x86_64 ] && [ -s "$lib_k/vmlinux" ]; then echo "$lib_k/vmlinux"; else echo "$lib_k/vmlinuz"; fi
+}
+kernel_moddir() { lib_k=$(kernel_dir "$1"); echo "$lib_k/lib/modules/$(cat "$lib_k/kver")"; }
+
+fetch_kernels() {
+	sh "$here/kernels" "$KERNEL_ROOT" || die "could not fetch the Debian kernels (see above)"
+}
+
+build_probes() {
+	make -s BUILD="$build" "$build/x86_64/probe-init" "$build/aarch64/probe-init" >&2 ||
+		die "could not build qemu/probe-init.c"
+}
+
+var_uuid() {
+	"$build/$HOST_ARCH/earlymount" var-uuid "$MACHINE_ID" 2>/dev/null || echo "$MACHINE_ID_VAR_UUID"
+}
+
+# The initramfs of ARCH, built once by earlymount itself (the host binary builds for any arch).
+# QEMU_INITRD_DIR=DIR boots DIR/initramfs-ARCH.img instead (another initramfs, same checks).
+initramfs_image() { # ARCH
+	echo "${QEMU_INITRD_DIR:-$build/qemu}/initramfs-$1.img"
+}
+
+build_initramfs() { # ARCH
+	[ -z "${QEMU_INITRD_DIR:-}" ] || return 0
+	lib_img=$build/qemu/initramfs-$1.img
+	lib_em=$build/$1/earlymount
+	# Cached while neither the /init binary nor the builder (the host binary) changed.
+	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
+		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] && return 0
+	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$1")" --init "$lib_em" \
+		--arch "$1" -o "$lib_img.tmp" >"$build/qemu/initramfs-$1.out" 2>&1 || {
+		cat "$build/qemu/initramfs-$1.out" >&2
+		rm -f "$lib_img.tmp"
+		die "'earlymount initramfs' failed for $1"
+	}
+	mv "$lib_img.tmp" "$lib_img"
+}
+
+# The directory trees copied into the test filesystems, per arch, under $build/qemu/fs/ARCH.
+fhs_dirs() { # ROOT
+	for lib_d in proc sys dev run usr var home srv etc tmp sbin opt; do mkdir -p "$1/$lib_d"; done
+	chmod 1777 "$1/tmp"
+}
+
+root_tree() { # DIR MARKER [INIT-PATH]
+	rm -rf "$1"
+	fhs_dirs "$1"
+	echo "$2" >"$1/etc/probe-marker"
+	[ -z "${3:-}" ] && return 0
+	mkdir -p "$1/$(dirname "$3")"
+	cp "$lib_probe" "$1/$3"
+	chmod 0755 "$1/$3"
+}
+
+build_trees() { # ARCH
+	lib_fs=$build/qemu/fs/$1
+	lib_probe=$build/$1/probe-init
+	root_tree "$lib_fs/root" root sbin/init
+	root_tree "$lib_fs/root-mid" root-with-machine-id sbin/init
+	echo "$MACHINE_ID" >"$lib_fs/root-mid/etc/machine-id"
+	root_tree "$lib_fs/root-noinit" root-without-init
+	root_tree "$lib_fs/root-opt" root-with-opt-probe opt/probe
+	root_tree "$lib_fs/root-1.9" root-1.9 sbin/init
+	root_tree "$lib_fs/root-1.10" root-1.10 sbin/init
+	rm -rf "$lib_fs/usr" "$lib_fs/var" "$lib_fs/empty"
+	mkdir -p "$lib_fs/usr/lib" "$lib_fs/usr/share" "$lib_fs/var/tmp" "$lib_fs/var/lib" "$lib_fs/empty"
+	echo usr >"$lib_fs/usr/share/probe-marker"
+	chmod 1777 "$lib_fs/var/tmp"
+}
+
+# Writes IMAGE from PARTS (one mkdisk PART per line), after replacing @ARCH@ (x86-64,
+# arm64), @FS@ (the trees of the arch) and @VARUUID@.
+build_image() { # ARCH IMAGE PARTS
+	lib_arch=$1 lib_img=$2 lib_parts=$3
+	lib_sub="s|@ARCH@|$(dps_arch "$lib_arch")|g; s|@FS@|$build/qemu/fs/$lib_arch|g; s|@VARUUID@|$(var_uuid)|g"
+	set --
+	lib_ifs=$IFS
+	IFS='
+'
+	set -f
+	for lib_p in $(printf '%s\n' "$lib_parts" | sed -e "$lib_sub" -e '/^[[:space:]]*$/d'); do
+		# mkdisk drops dir= when fslabel= is empty (its tab-separated job list collapses
+		# the empty field), leaving an empty filesystem: insist on a label.
+		case " $lib_p " in
+		*" dir="*" fslabel="* | *" fslabel="*" dir="*) ;;
+		*" dir="*) say "qemu: '$lib_p': give fslabel= with dir="; set +f; IFS=$lib_ifs; return 1 ;;
+		esac
+		set -- "$@" "$lib_p"
+	done
+	set +f
+	IFS=$lib_ifs
+	mkdir -p "$(dirname "$lib_img")"
+	SOURCE_DATE_EPOCH=1700000000 sh tests/fixtures/mkdisk "$lib_img" "$@" >"$lib_img.out" 2>&1 || {
+		cat "$lib_img.out" >&2
+		return 1
+	}
+	rm -f "$lib_img.out"
+}
+
+# --- reading what the guest printed (serial logs have CR LF line ends) ---
+
+# The probe's block without its markers; nothing when there is none.
+probe_block() { # LOG
+	tr -d '\r' <"$1" | awk -v b="$PROBE_BEGIN" -v e="$PROBE_END" '
+		$0 == e { inside = 0 } inside { print } $0 == b { inside = 1 }'
+}
+
+# The value of a "key: value" line of the block.
+probe_field() { # BLOCK-FILE KEY
+	sed -n "s/^$2: //p" "$1" | head -n 1
+}
+
+# The mountinfo lines of the block, without their indent.
+probe_mountinfo() { # BLOCK-FILE
+	awk '/^mountinfo:$/ { on = 1; next } on && /^  / { sub(/^  /, ""); print; next } on { exit }' "$1"
+}
+
+probe_timings() { # BLOCK-FILE
+	awk '/^timings:$/ { on = 1; next } on && /^  / { sub(/^  /, ""); print; next } on { exit }' "$1"
+}
+
+# "SOURCE FSTYPE MOUNT-OPTIONS SUPER-OPTIONS" of the mount on top at TARGET, from mountinfo
+# lines on stdin; nothing when TARGET is not a mount point.
+mount_at() { # TARGET
+	awk -v t="$1" '
+		$5 == t {
+			for (i = 7; i <= NF && $i != "-"; i++) ;
+			top = $(i + 2) " " $(i + 1) " " $6 " " $(i + 3)
+		}
+		END { if (top != "") print top }'
+}
+
+# Whether every option of WANT (comma-separated) is set in MOUNT-OPTS or SUPER-OPTS; ro and rw
+# are judged on the mount options alone, they are what a process sees.
+options_have() { # WANT MOUNT-OPTS SUPER-OPTS
+	awk -v want="$1" -v m="$2" -v s="$3" 'BEGIN {
+		nm = split(m, mo, ","); ns = split(s, so, ",")
+		for (i = 1; i <= nm; i++) have_m[mo[i]] = 1
+		for (i = 1; i <= ns; i++) have_s[so[i]] = 1
+		n = split(want, w, ",")
+		for (i = 1; i <= n; i++) {
+			if (w[i] == "") continue
+			if (w[i] == "ro" || w[i] == "rw") { if (!(w[i] in have_m)) exit 1 }
+			else if (!(w[i] in have_m) && !(w[i] in have_s)) exit 1
+		}
+	}'
+}

@@ -1,0 +1,173 @@
+/* The "real init" of the boot-test images: reports what earlymount handed over (pid, uptime,
+ * command line, mounts, earlymount's timings, argv) on the console, then powers off.
+ * Depends on nothing but the kernel: it mounts /proc itself, and says so, when it is absent. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BEGIN "=== earlymount-probe begin ===\n"
+#define END "=== earlymount-probe end ===\n"
+
+/* The whole report goes out in one write so kernel messages cannot split it. */
+static char report[128 * 1024];
+static size_t report_len;
+
+static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void emit(const char *fmt, ...)
+{
+	size_t room = sizeof(report) - report_len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(report + report_len, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		report_len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Reads a small file whole into buf (terminated); -errno on failure. */
+static int read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return r;
+}
+
+/* fd 1 is the kernel's /dev/console when the kernel or earlymount started us; reopen it
+ * if it is missing, with a devtmpfs of our own as the last resort. */
+static void console_ensure(void)
+{
+	int fd;
+
+	if (fcntl(1, F_GETFD) >= 0)
+		return;
+	fd = open("/dev/console", O_WRONLY | O_NOCTTY);
+	if (fd < 0 && mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) == 0) {
+		emit("note: /dev was not mounted; the probe mounted a devtmpfs for its console\n");
+		fd = open("/dev/console", O_WRONLY | O_NOCTTY);
+	}
+	if (fd >= 0 && fd != 1) {
+		dup2(fd, 1);
+		close(fd);
+	}
+}
+
+static void proc_ensure(void)
+{
+	if (access("/proc/self/mountinfo", R_OK) == 0)
+		return;
+	emit("note: /proc was not mounted; the probe mounted it\n");
+	mkdir("/proc", 0555);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		emit("note: unable to mount proc on /proc: %s\n", strerror(errno));
+}
+
+/* Emits each line of path prefixed by two spaces, or "  (none)". */
+static void emit_lines(const char *path, char *buf, size_t size)
+{
+	char *line, *save = NULL;
+	int r = read_file(path, buf, size);
+
+	if (r < 0 || buf[0] == '\0') {
+		emit("  (none)\n");
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		emit("  %s\n", line);
+}
+
+static void emit_first_line(const char *key, const char *path, char *buf, size_t size)
+{
+	int r = read_file(path, buf, size);
+
+	if (r < 0) {
+		emit("%s: (unreadable: %s)\n", key, strerror(-r));
+		return;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	emit("%s: %s\n", key, buf);
+}
+
+static void report_build(int argc, char **argv)
+{
+	static char buf[64 * 1024];
+
+	emit("pid: %d\n", (int)getpid());
+	if (read_file("/proc/uptime", buf, sizeof(buf)) == 0) {
+		buf[strcspn(buf, " \n")] = '\0';
+		emit("uptime: %s\n", buf);
+	} else {
+		emit("uptime: (unknown)\n");
+	}
+	emit_first_line("cmdline", "/proc/cmdline", buf, sizeof(buf));
+	if (read_file("/etc/probe-marker", buf, sizeof(buf)) == 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		emit("marker: %s\n", buf);
+	}
+	emit("mountinfo:\n");
+	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
+	emit("timings:\n");
+	emit_lines("/run/earlymount/timings", buf, sizeof(buf));
+	emit("argv:");
+	for (int i = 0; i < argc; i++)
+		emit(" %s", argv[i]);
+	emit("\n");
+	emit(END);
+}
+
+int main(int argc, char **argv)
+{
+	emit(BEGIN);
+	console_ensure();
+	proc_ensure();
+	report_build(argc, argv);
+	write_all(1, report, report_len);
+	sync();
+	/* Run by hand on a host it only reports; as PID 1 it must never return. */
+	if (getpid() != 1)
+		return 0;
+	reboot(RB_POWER_OFF);
+	dprintf(1, "probe: unable to power off: %s\n", strerror(errno));
+	for (;;)
+		pause();
+}
