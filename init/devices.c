@@ -1,0 +1,516 @@
+/* Devices at boot without udev: the kernel's uevents say which modules new devices want and
+ * when block devices appear; devtmpfs has made the node by the time the event is sent
+ * (device_add() creates it before kobject_uevent()). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "dps.h"
+#include "log.h"
+#include "probe.h"
+#include "util.h"
+
+/* The kernel caps one uevent at UEVENT_BUFFER_SIZE (2048) plus the header. */
+#define UEVENT_MSG_MAX 8192
+/* Generous: a burst of uevents while modules load must not overflow (ENOBUFS). The kernel
+ * charges only what is queued, so a large limit costs nothing when idle. */
+#define UEVENT_RCVBUF (64 * 1024 * 1024)
+#define KERNEL_UEVENT_GROUP 1
+
+struct uevent {
+	const char *action;
+	const char *devpath;
+	const char *subsystem;
+	const char *devtype;
+	const char *devname;
+	const char *modalias;
+};
+
+int devices_open(struct devices *d, struct modules *m)
+{
+	struct sockaddr_nl addr = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = KERNEL_UEVENT_GROUP,
+	};
+	int size = UEVENT_RCVBUF;
+	int r = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->modules = m;
+	d->uevent_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			      NETLINK_KOBJECT_UEVENT);
+	if (d->uevent_fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	/* SO_RCVBUFFORCE passes rmem_max, which is small; it needs CAP_NET_ADMIN, which PID 1 has */
+	if (setsockopt(d->uevent_fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0 &&
+	    setsockopt(d->uevent_fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
+		log_debug("unable to enlarge the uevent receive buffer: %s", strerror(errno));
+	if (bind(d->uevent_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		r = -errno;
+		close(d->uevent_fd);
+		d->uevent_fd = -1;
+	}
+out:
+	return r;
+}
+
+/* Splits "ACTION@DEVPATH\0KEY=VALUE\0…" in place. false for what is not a kernel uevent. */
+static bool uevent_parse(char *buf, size_t len, struct uevent *ev)
+{
+	size_t head = strnlen(buf, len);
+	bool ok = false;
+
+	memset(ev, 0, sizeof(*ev));
+	/* udev's re-broadcasts start with "libudev"; only the kernel's own events count here */
+	if (head == len || !strchr(buf, '@') || startswith(buf, "libudev"))
+		goto out;
+	for (size_t pos = head + 1; pos < len;) {
+		char *field = buf + pos;
+		size_t flen = strnlen(field, len - pos);
+		const char *v;
+
+		if (pos + flen == len)
+			break; /* unterminated tail: ignore it */
+		if ((v = startswith(field, "ACTION=")))
+			ev->action = v;
+		else if ((v = startswith(field, "DEVPATH=")))
+			ev->devpath = v;
+		else if ((v = startswith(field, "SUBSYSTEM=")))
+			ev->subsystem = v;
+		else if ((v = startswith(field, "DEVTYPE=")))
+			ev->devtype = v;
+		else if ((v = startswith(field, "DEVNAME=")))
+			ev->devname = v;
+		else if ((v = startswith(field, "MODALIAS=")))
+			ev->modalias = v;
+		pos += flen + 1;
+	}
+	ok = ev->action && ev->devpath;
+out:
+	return ok;
+}
+
+/* Receives one kernel uevent into buf. 1 with ev filled, 0 when the socket is drained;
+ * *lost is set when the kernel dropped events because the buffer was full. */
+static int uevent_receive(int fd, char *buf, size_t size, struct uevent *ev, bool *lost)
+{
+	struct sockaddr_nl from;
+	socklen_t from_len;
+	ssize_t n;
+	int r = 0;
+
+	while (r == 0) {
+		from_len = sizeof(from);
+		n = recvfrom(fd, buf, size - 1, 0, (struct sockaddr *)&from, &from_len);
+		if (n < 0 && errno == ENOBUFS)
+			*lost = true;
+		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
+			continue;
+		if (n <= 0)
+			break; /* EAGAIN: drained */
+		buf[n] = '\0';
+		if (from.nl_pid == 0 && uevent_parse(buf, (size_t)n, ev))
+			r = 1;
+	}
+	return r;
+}
+
+static void disk_release(struct disk *disk)
+{
+	free(disk->parts);
+	memset(disk, 0, sizeof(*disk));
+}
+
+static bool sysfs_read_line(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return n > 0;
+}
+
+static struct disk *find_disk(struct devices *d, const char *devnode)
+{
+	for (size_t i = 0; i < d->disks.n; i++)
+		if (streq(d->disks.disks[i].path, devnode))
+			return &d->disks.disks[i];
+	return NULL;
+}
+
+/* Probes the whole disk /dev/name and stores it, replacing what was known about it. */
+static int probe_whole_disk(struct devices *d, const char *name)
+{
+	char path[PATH_MAX], node[PATH_MAX], value[32];
+	struct disk_set probed = { 0 };
+	struct disk *disk, *slot;
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/size", name);
+	if (!sysfs_read_line(path, value, sizeof(value)) || streq(value, "0")) {
+		r = 0; /* no medium, or an unused loop/ram/zram device */
+		goto out;
+	}
+	snprintf(node, sizeof(node), "/dev/%s", name);
+	disk = disk_set_add(&probed);
+	if (!disk) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = probe_disk(node, disk);
+	if (r < 0) {
+		log_warn("unable to probe %s: %s", node, strerror(-r));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/removable", name);
+	disk->removable = sysfs_read_line(path, value, sizeof(value)) && streq(value, "1");
+	slot = find_disk(d, node);
+	if (slot) {
+		disk_release(slot);
+	} else {
+		slot = disk_set_add(&d->disks);
+		if (!slot) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	*slot = *disk;
+	disk->parts = NULL;
+	disk->n_parts = 0;
+	log_debug("probed %s: %s, %zu partitions", node, slot->pttype[0] ? slot->pttype : "no partition table",
+		  slot->n_parts);
+	r = 1;
+out:
+	disk_set_free(&probed);
+	return r;
+}
+
+static int scan_block_devices(struct devices *d)
+{
+	DIR *dir = opendir("/sys/class/block");
+	struct dirent *de;
+	char path[PATH_MAX];
+	int r = 0;
+
+	if (!dir) {
+		r = -errno;
+		goto out;
+	}
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/block/%s/partition", de->d_name);
+		if (access(path, F_OK) == 0)
+			continue;
+		probe_whole_disk(d, de->d_name);
+	}
+	closedir(dir);
+out:
+	return r;
+}
+
+/* The whole disk a block uevent is about: the device itself, or a partition's parent,
+ * which is the directory above it in DEVPATH. */
+static bool uevent_disk_name(const struct uevent *ev, char *name, size_t size)
+{
+	bool partition = ev->devtype && streq(ev->devtype, "partition");
+	const char *end, *start;
+	bool ok = false;
+
+	if (!ev->devtype || (!partition && !streq(ev->devtype, "disk")))
+		goto out;
+	end = ev->devpath + strlen(ev->devpath);
+	if (partition) {
+		while (end > ev->devpath && end[-1] != '/')
+			end--;
+		if (end > ev->devpath)
+			end--;
+	}
+	start = end;
+	while (start > ev->devpath && start[-1] != '/')
+		start--;
+	if (start == end || (size_t)(end - start) >= size)
+		goto out;
+	memcpy(name, start, (size_t)(end - start));
+	name[end - start] = '\0';
+	ok = true;
+out:
+	return ok;
+}
+
+static void forget_disk(struct devices *d, const char *name)
+{
+	char node[PATH_MAX];
+	struct disk *disk;
+
+	snprintf(node, sizeof(node), "/dev/%s", name);
+	disk = find_disk(d, node);
+	if (!disk)
+		return;
+	disk_release(disk);
+	*disk = d->disks.disks[--d->disks.n];
+	log_debug("%s went away", node);
+}
+
+#define BATCH_MAX_DISKS 16
+
+struct batch {
+	int loaded;       /* modules inserted */
+	bool disks_changed;
+	bool lost;        /* the kernel dropped uevents: sysfs must be scanned again */
+	/* disks to probe once the queue is drained: a disk and its partitions announce
+	 * themselves one event each, and one probe reads them all */
+	char pending[BATCH_MAX_DISKS][NAME_MAX + 1];
+	size_t n_pending;
+	bool pending_overflow;
+};
+
+static void batch_want_probe(struct batch *b, const char *name)
+{
+	for (size_t i = 0; i < b->n_pending; i++)
+		if (streq(b->pending[i], name))
+			return;
+	if (b->n_pending < BATCH_MAX_DISKS)
+		COPY_STR(b->pending[b->n_pending++], name);
+	else
+		b->pending_overflow = true;
+}
+
+/* Handles every queued uevent without blocking. */
+static void drain_uevents(struct devices *d, bool watch_disks, struct batch *b)
+{
+	char buf[UEVENT_MSG_MAX];
+	struct uevent ev;
+	char name[NAME_MAX + 1];
+
+	while (uevent_receive(d->uevent_fd, buf, sizeof(buf), &ev, &b->lost) > 0) {
+		bool add = streq(ev.action, "add");
+
+		if (add && ev.modalias) {
+			int r = modules_load_alias(d->modules, ev.modalias);
+
+			if (r > 0)
+				b->loaded += r;
+		}
+		if (!watch_disks || !ev.subsystem || !streq(ev.subsystem, "block") ||
+		    !uevent_disk_name(&ev, name, sizeof(name)))
+			continue;
+		if (add || streq(ev.action, "change")) {
+			batch_want_probe(b, name);
+		} else if (streq(ev.action, "remove") && streq(ev.devtype, "disk")) {
+			forget_disk(d, name);
+			b->disks_changed = true;
+		}
+	}
+	if (b->pending_overflow) {
+		scan_block_devices(d);
+		b->disks_changed = true;
+	}
+	for (size_t i = 0; i < b->n_pending && !b->pending_overflow; i++)
+		if (probe_whole_disk(d, b->pending[i]) > 0)
+			b->disks_changed = true;
+}
+
+int devices_settle(struct devices *d)
+{
+	struct batch b;
+	int r;
+
+	/* the scan at the end probes every disk: what the events announce meanwhile is moot */
+	r = modules_coldplug(d->modules);
+	if (r < 0)
+		log_warn("unable to scan /sys/devices for modaliases: %s", strerror(-r));
+	/* A load returns after the driver bound its devices, so their uevents are queued by
+	 * then: one more pass finds the modules that those new devices want. */
+	do {
+		b = (struct batch){ 0 };
+		drain_uevents(d, false, &b);
+		if (b.lost) {
+			log_warn("uevents were lost (receive buffer full); scanning /sys/devices again");
+			r = modules_coldplug(d->modules);
+			b.loaded += r > 0 ? r : 0;
+		}
+	} while (b.loaded > 0);
+	r = scan_block_devices(d);
+	if (r < 0)
+		log_warn("unable to list /sys/class/block: %s", strerror(-r));
+	return r;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int devices_wait(struct devices *d, int timeout_ms, bool (*ready)(struct devices *d, void *data),
+		 void *data)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	bool done = ready(d, data);
+	int r = 0;
+
+	while (!done) {
+		struct pollfd pfd = { .fd = d->uevent_fd, .events = POLLIN };
+		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+		struct batch b = { 0 };
+
+		if (deadline >= 0 && left <= 0) {
+			r = -ETIMEDOUT;
+			goto out;
+		}
+		if (poll(&pfd, 1, left > INT32_MAX ? INT32_MAX : (int)left) < 0 && errno != EINTR) {
+			r = -errno;
+			goto out;
+		}
+		drain_uevents(d, true, &b);
+		if (b.lost) {
+			log_warn("uevents were lost (receive buffer full); scanning sysfs again");
+			modules_coldplug(d->modules);
+			scan_block_devices(d);
+			b.disks_changed = true;
+		}
+		if (b.disks_changed)
+			done = ready(d, data);
+	}
+out:
+	return r;
+}
+
+/* "1.5 GiB" style, for people reading a boot log. */
+static void format_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+}
+
+static uint64_t disk_size(const struct disk *disk)
+{
+	const char *name = startswith(disk->path, "/dev/");
+	char path[PATH_MAX], value[32];
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/size", name ? name : "");
+	/* sysfs counts 512-byte sectors whatever the logical block size */
+	return name && sysfs_read_line(path, value, sizeof(value)) ? strtoull(value, NULL, 10) * 512 : 0;
+}
+
+static void report_disk(const struct disk *disk)
+{
+	char size[32];
+
+	format_size(disk_size(disk), size, sizeof(size));
+	log_notice("disk %s: %s, %s%s, %zu partition%s", disk->path, size,
+		   disk->pttype[0] ? disk->pttype : "no partition table",
+		   disk->removable ? ", removable" : "", disk->n_parts, disk->n_parts == 1 ? "" : "s");
+	for (size_t i = 0; i < disk->n_parts; i++) {
+		const struct part *p = &disk->parts[i];
+		const struct dps_type *type = dps_type_from_uuid(p->type);
+		const char *arch = type && type->arch != ARCH_INVALID ? arch_name(type->arch) : NULL;
+		char psize[32];
+
+		format_size(p->size, psize, sizeof(psize));
+		log_notice("  partition %u: %s, type %s%s%s%s%s%s, %s, PARTUUID %s%s%s%s", p->number, psize, p->type,
+			   type ? " (" : "", type ? dps_role_name(type->role) : "",
+			   arch ? " " : "", arch ? arch : "", type ? ")" : "",
+			   p->fstype[0] ? p->fstype : "no filesystem recognised",
+			   p->partuuid[0] ? p->partuuid : "none", p->label[0] ? ", label \"" : "",
+			   p->label, p->label[0] ? "\"" : "");
+	}
+}
+
+/* Buses a boot disk or its controller sits on; a device there without a driver is the likely
+ * reason no root appeared. PCI only for the classes of storage and its host controllers. */
+static const char *const storage_alias_prefixes[] = {
+	"virtio:", "usb:", "scsi:", "mmc:", "sdio:", "nvme:", "of:", "ccw:", "vmbus:", "xen:",
+	"pci:", /* narrowed by class below */
+};
+static const char *const storage_pci_classes[] = {
+	"bc01",     /* mass storage: SATA, NVMe, SCSI, IDE */
+	"bc0Csc03", /* USB host controllers */
+	"bc08sc05", /* SD host controllers */
+	"bc00",     /* unclassified: older virtio and vendor devices */
+	"bcFF",
+};
+
+static bool alias_may_be_storage(const char *alias)
+{
+	const char *cls = strstr(alias, "bc");
+	bool storage = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(storage_alias_prefixes) && !storage; i++)
+		storage = startswith(alias, storage_alias_prefixes[i]) != NULL;
+	if (storage && startswith(alias, "pci:")) {
+		storage = false;
+		for (size_t j = 0; cls && j < ARRAY_SIZE(storage_pci_classes) && !storage; j++)
+			storage = startswith(cls, storage_pci_classes[j]) != NULL;
+	}
+	return storage;
+}
+
+static void report_unmatched(const struct modules *m, bool storage, int level, const char *what)
+{
+	char list[1536];
+	size_t used = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < m->n_unmatched && used < sizeof(list); i++)
+		if (alias_may_be_storage(m->unmatched[i]) == storage)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
+						 m->unmatched[i]);
+	if (used > 0)
+		log_msg(level, "%s: %s", what, list);
+}
+
+void devices_report(const struct devices *d)
+{
+	const struct modules *m = d->modules;
+
+	if (d->disks.n == 0)
+		log_err("no block device appeared: the disk's driver may be missing from the initramfs");
+	for (size_t i = 0; i < d->disks.n; i++)
+		report_disk(&d->disks.disks[i]);
+	if (!m || m->n_unmatched == 0)
+		return;
+	report_unmatched(m, true, LOG_ERR,
+			 "modaliases with no module in the initramfs (add the driver with earlymount initramfs --module NAME)");
+	report_unmatched(m, false, LOG_NOTICE,
+			 "other devices without a module in the initramfs (rarely needed to boot)");
+	if (m->n_unmatched == MODULES_MAX_UNMATCHED)
+		log_notice("(only the first %d modaliases without a module are kept)", MODULES_MAX_UNMATCHED);
+}
+
+void devices_close(struct devices *d)
+{
+	if (d->uevent_fd >= 0)
+		close(d->uevent_fd);
+	disk_set_free(&d->disks);
+	d->uevent_fd = -1;
+}
