@@ -17,6 +17,7 @@
 #include "efivars.h"
 #include "emergency.h"
 #include "execute.h"
+#include "hooks.h"
 #include "log.h"
 #include "modules.h"
 #include "plan.h"
@@ -254,7 +255,8 @@ static int stage_wait_for_plan(struct boot *b)
 		return fail_with(b, r, "unable to wait for block devices: %s", strerror(-r));
 	if (b->plan_result < 0)
 		return fail_with(b, b->plan_result, "%s", b->plan.error);
-	for (size_t i = 0; i < b->plan.n_notes; i++)
+	/* A plan that waits for the machine ID is made again: its notes are logged then. */
+	for (size_t i = 0; i < b->plan.n_notes && !b->plan.wants_machine_id; i++)
 		log_info("%s", b->plan.notes[i]);
 	return 0;
 }
@@ -301,18 +303,18 @@ static int replan_with_machine_id(struct boot *b)
 {
 	struct plan_input in = { &b->opts, &b->devices.disks, &b->machine };
 	const char *why = NULL;
-	int r = read_machine_id(b->plan.machine_id_path, b->machine.machine_id, &why);
+	int r = 0;
 
-	if (r < 0) {
+	if (read_machine_id(b->plan.machine_id_path, b->machine.machine_id, &why) < 0) {
 		log_info("not looking for a /var partition: %s: %s", b->plan.machine_id_path, why);
-		return 0;
+	} else {
+		b->machine.has_machine_id = true;
+		r = plan_build(&in, &b->plan);
 	}
-	b->machine.has_machine_id = true;
-	r = plan_build(&in, &b->plan);
+	for (size_t i = 0; i < b->plan.n_notes; i++)
+		log_info("%s", b->plan.notes[i]);
 	if (r < 0)
 		return fail_with(b, r, "%s", b->plan.error);
-	for (size_t i = 0; i < b->plan.n_notes; i++)
-		log_debug("%s", b->plan.notes[i]);
 	return 0;
 }
 
@@ -346,6 +348,29 @@ static int stage_rd_break(struct boot *b)
 	if (b->opts.rd_break)
 		emergency_pause("rd.break");
 	return 0;
+}
+
+/* Runtime hooks (HOOKS_DIR/<point>.d/), for images made without a generator. */
+static int run_hooks(struct boot *b, enum hook_point point, const struct plan *plan)
+{
+	struct hooks_facts facts = { point, &b->opts, &b->machine, plan };
+
+	return hooks_run(HOOKS_DIR, &facts, b->why, sizeof(b->why));
+}
+
+static int stage_hooks_pre_discover(struct boot *b)
+{
+	return run_hooks(b, HOOK_PRE_DISCOVER, NULL);
+}
+
+static int stage_hooks_pre_mount(struct boot *b)
+{
+	return run_hooks(b, HOOK_PRE_MOUNT, &b->plan);
+}
+
+static int stage_hooks_pre_switch(struct boot *b)
+{
+	return run_hooks(b, HOOK_PRE_SWITCH, &b->plan);
 }
 
 /* Checks first; from switchroot_enter() on there is no way back. */
@@ -382,9 +407,12 @@ static const struct stage {
 	{ "modules", stage_modules, true },
 	{ "devices", stage_devices, true },
 	{ "machine", stage_machine_facts, true },
+	{ "pre-discover", stage_hooks_pre_discover, true },
 	{ "plan", stage_wait_for_plan, true },
+	{ "pre-mount", stage_hooks_pre_mount, true },
 	{ "mount", stage_mount, true },
 	{ "rd.break", stage_rd_break, false },
+	{ "pre-switch", stage_hooks_pre_switch, true },
 };
 
 static int run_stage(struct boot *b, const struct stage *s)
