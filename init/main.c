@@ -20,7 +20,7 @@ static const struct command {
 static int usage(FILE *out)
 {
 	fprintf(out, "usage: earlymount COMMAND [OPTIONS]\n"
-		     "       (as PID 1, or called as 'init', it boots the system)\n\ncommands:\n");
+		     "       (as PID 1, /init of an initramfs, it boots the system)\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "  %-10s %s\n", "version", "print the version");
@@ -31,10 +31,17 @@ int main(int argc, char **argv)
 {
 	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
-	if (getpid() == 1 || streq(self, "init"))
+	if (getpid() == 1)
 		return boot_main(argc, argv); /* never returns */
 
 	log_setup(LOG_TARGET_STDERR);
+	/* Installed as /usr/lib/earlymount/init and run by hand on a host, it must not start
+	 * mounting and switching: booting is for PID 1 only. */
+	if (streq(self, "init")) {
+		fprintf(stderr, "earlymount: called as init but not PID 1 (pid %d): nothing to boot; "
+				"put it in an initramfs as /init\n", (int)getpid());
+		return EXIT_USAGE;
+	}
 	if (argc < 2)
 		return usage(stderr);
 	if (streq(argv[1], "--help") || streq(argv[1], "help"))
