@@ -187,3 +187,34 @@ check-man: deps $(UNIT_DIR)/test_manpage
 	@echo "man: docs/earlymount.8 renders cleanly and documents every command-line key"
 
 check: check-hooks check-man
+
+# ---- issue 7 (hostile input): libFuzzer targets of the pure core, valgrind ----
+# `make fuzz` runs each target for 10 minutes; `check-fuzz` replays the corpus (regression
+# inputs included) and fuzzes a few seconds per target.
+.PHONY: fuzz check-fuzz check-valgrind
+fuzz: deps
+	@sh tests/fuzz/run -t $(or $(FUZZ_SECONDS),600) -b $(BUILD)
+check-fuzz: deps
+	@sh tests/fuzz/run -t 5 -b $(BUILD)
+check: check-fuzz
+
+# The unit tests without sanitizers, under valgrind.
+VG_DIR   := $(BUILD)/valgrind
+VG_TESTS := $(patsubst tests/unit/%.c,$(VG_DIR)/%,$(wildcard tests/unit/test_*.c))
+$(VG_DIR)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
+	@mkdir -p $(@D)
+	$(call say,CC,$@) $(CC) $(ALL_CFLAGS) -O1 -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
+$(VG_DIR)/libcore.a: $(patsubst init/%.c,$(VG_DIR)/obj/%.o,$(CORE_SRCS))
+	@rm -f $@ && ar rcs $@ $^
+$(VG_DIR)/test_%: tests/unit/test_%.c $(VG_DIR)/libcore.a $(wildcard tests/unit/*.h)
+	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 -Wno-missing-prototypes -Itests/unit -o $@ $< \
+		$(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$*.wrap 2>/dev/null)) \
+		$(VG_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
+check-valgrind: deps $(VG_TESTS)
+	@RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
+		sh tests/run-unit $(VG_TESTS)
+
+# ---- issue 5 (faults): UEFI boots (OVMF / AAVMF + systemd-boot), slow: not in `check` ----
+.PHONY: check-uefi
+check-uefi: deps all
+	@QEMU_UEFI=only sh qemu/run-scenarios $(BUILD)

@@ -1,0 +1,335 @@
+/* The planner on hostile disks: any number of disks and partitions with any type, PARTUUID,
+ * label, flags, range and filesystem, a command line and machine facts. Every answer must be
+ * one plan.h documents, and a plan that succeeds must mount a root under /sysroot.
+ *
+ * Input layout: two bytes give the length L of the command line, which is the last L bytes;
+ * the bytes before it describe the machine and the disks (see decode_*). */
+#include "cmdline.h"
+#include "dps.h"
+#include "fuzz.h"
+#include "uuid.h"
+
+#define MAX_DISKS 5
+#define MAX_PARTS 24
+
+/* A few PARTUUIDs used over and over, so that duplicates (cloned disks) are common; the
+ * last is the /var PARTUUID of the machine ID below. */
+static const char *const partuuids[] = {
+	"00000101-0000-4000-8000-000000000000", "00000102-0000-4000-8000-000000000000",
+	"00000201-0000-4000-8000-000000000000", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B",
+	"6028e3a1-54ef-41be-90b1-c54f2e22254c",
+};
+static const uint8_t known_machine_id[16] = {
+	0xcc, 0x1f, 0xed, 0x1f, 0x50, 0xba, 0x43, 0xcd, 0xa3, 0x95, 0x77, 0x33, 0x3c, 0x5d, 0x05, 0x04,
+};
+
+static const char *const labels[] = {
+	"root", "_empty", "root-1.10", "root-1.9", "root-1.9.1", "usr-2", "usr-10", "root-",
+	"\xff\xfe", "caf\xc3\xa9", "\xe2\x82", "a\nb\tc\x7f", "",
+};
+
+static const char *const fstypes[] = {
+	"", "ext4", "vfat", "xfs", "btrfs", "erofs", "squashfs", "f2fs", "swap", "crypto_LUKS",
+	"LVM2_member", "ntfs", "iso9660", "linux_raid_member",
+};
+
+static const char *const pttypes[] = { "gpt", "gpt", "gpt", "dos", "", "PMBR" };
+
+static const uint64_t flag_bits[] = {
+	GPT_FLAG_NO_AUTO, GPT_FLAG_READ_ONLY, GPT_FLAG_GROWFS, GPT_FLAG_NO_BLOCK_IO, UINT64_C(1), UINT64_C(4),
+};
+
+static const char *pick(struct fuzz_reader *r, const char *const *list, size_t n)
+{
+	return list[fuzz_u8(r) % n];
+}
+
+#define PICK(r, list) pick((r), (list), sizeof(list) / sizeof((list)[0]))
+
+static void random_uuid(struct fuzz_reader *r, char out[UUID_STR_LEN], bool upper)
+{
+	uint8_t b[16];
+
+	for (size_t i = 0; i < 16; i++)
+		b[i] = fuzz_u8(r);
+	uuid_format(b, out);
+	for (char *c = out; upper && *c; c++)
+		if (*c >= 'a' && *c <= 'f')
+			*c = (char)(*c - 'a' + 'A');
+}
+
+static void decode_type(struct fuzz_reader *r, char out[UUID_STR_LEN])
+{
+	uint8_t how = fuzz_u8(r);
+	const char *uuid;
+
+	if (how < 200) {
+		uuid = dps_type_uuid((enum dps_role)(fuzz_u8(r) % DPS_ROLE_MAX),
+				     (enum arch)(fuzz_u8(r) % ARCH_MAX));
+		snprintf(out, UUID_STR_LEN, "%s", uuid ? uuid : "");
+		/* Types compare case-insensitively: some arrive in upper case. */
+		for (char *c = out; how >= 180 && *c; c++)
+			if (*c >= 'a' && *c <= 'f')
+				*c = (char)(*c - 'a' + 'A');
+	} else if (how < 220) {
+		random_uuid(r, out, false);
+	} else if (how < 235) {
+		snprintf(out, UUID_STR_LEN, "0x%02x", fuzz_u8(r));
+	} else {
+		fuzz_raw_string(r, out, UUID_STR_LEN);
+	}
+}
+
+static void decode_partuuid(struct fuzz_reader *r, char out[UUID_STR_LEN])
+{
+	uint8_t how = fuzz_u8(r);
+
+	if (how < 150)
+		snprintf(out, UUID_STR_LEN, "%s", PICK(r, partuuids));
+	else if (how < 230)
+		random_uuid(r, out, how >= 220);
+	else if (how < 245)
+		out[0] = '\0';
+	else
+		fuzz_raw_string(r, out, UUID_STR_LEN);
+}
+
+static uint64_t decode_flags(struct fuzz_reader *r)
+{
+	uint8_t how = fuzz_u8(r);
+	uint64_t flags = 0;
+
+	if (how >= 240)
+		return fuzz_u64(r);
+	for (size_t i = 0; i < sizeof(flag_bits) / sizeof(flag_bits[0]); i++)
+		if (how & (1u << i))
+			flags |= flag_bits[i];
+	return flags;
+}
+
+static uint64_t decode_range(struct fuzz_reader *r)
+{
+	switch (fuzz_u8(r) % 5) {
+	case 0:
+		return 0;
+	case 1:
+		return UINT64_MAX - fuzz_u8(r);
+	case 2:
+		return (uint64_t)fuzz_u8(r) << 20;
+	default:
+		return fuzz_u64(r);
+	}
+}
+
+static void decode_string(struct fuzz_reader *r, char *out, size_t size, const char *const *list,
+			  size_t n)
+{
+	uint8_t how = fuzz_u8(r);
+
+	if (how < 200)
+		snprintf(out, size, "%s", list[how % n]);
+	else
+		fuzz_raw_string(r, out, size);
+}
+
+static int decode_part(struct fuzz_reader *r, struct disk *disk, size_t index)
+{
+	struct part *part = disk_add_part(disk);
+	uint8_t how;
+
+	if (!part)
+		return -ENOMEM;
+	how = fuzz_u8(r);
+	/* Mostly 1, 2, 3…; sometimes 0 or a repeat. */
+	part->number = how < 200 ? (unsigned)index + 1 : how - 200u;
+	decode_type(r, part->type);
+	decode_partuuid(r, part->partuuid);
+	how = fuzz_u8(r);
+	if (how < 200)
+		snprintf(part->label, sizeof(part->label), "%s", labels[how % (sizeof(labels) / sizeof(labels[0]))]);
+	else if (how < 250)
+		fuzz_raw_string(r, part->label, sizeof(part->label));
+	else
+		memset(part->label, 'L', sizeof(part->label) - 1);
+	part->flags = decode_flags(r);
+	part->start = decode_range(r);
+	part->size = decode_range(r);
+	decode_string(r, part->fstype, sizeof(part->fstype), fstypes, sizeof(fstypes) / sizeof(fstypes[0]));
+	how = fuzz_u8(r);
+	if (how < 128)
+		snprintf(part->fsuuid, sizeof(part->fsuuid), "f500%04zu-0000-4000-8000-000000000000", index % 4);
+	else
+		fuzz_raw_string(r, part->fsuuid, sizeof(part->fsuuid));
+	how = fuzz_u8(r);
+	if (how < 128)
+		snprintf(part->fslabel, sizeof(part->fslabel), "%s", how < 64 ? "root" : "");
+	else
+		fuzz_raw_string(r, part->fslabel, sizeof(part->fslabel));
+	how = fuzz_u8(r);
+	if (how < 128)
+		snprintf(part->devpath, sizeof(part->devpath), "%s%zu", disk->path, index + 1);
+	else if (how < 192)
+		part->devpath[0] = '\0';
+	else
+		fuzz_raw_string(r, part->devpath, sizeof(part->devpath));
+	return 0;
+}
+
+static int decode_disk(struct fuzz_reader *r, struct disk_set *set, size_t index)
+{
+	struct disk *disk = disk_set_add(set);
+	uint8_t how, n_parts;
+	int ret = 0;
+
+	if (!disk)
+		return -ENOMEM;
+	how = fuzz_u8(r);
+	if (how < 200)
+		snprintf(disk->path, sizeof(disk->path), "/dev/vd%c", (char)('a' + index));
+	else if (how < 250)
+		fuzz_raw_string(r, disk->path, sizeof(disk->path));
+	else
+		memset(disk->path, '/', sizeof(disk->path) - 1);
+	how = fuzz_u8(r);
+	snprintf(disk->pttype, sizeof(disk->pttype), "%s", PICK(r, pttypes));
+	disk->removable = how & 1;
+	if (how & 2)
+		random_uuid(r, disk->ptuuid, how & 4);
+	else
+		snprintf(disk->ptuuid, sizeof(disk->ptuuid), "d15c%04zu-0000-4000-8000-000000000000", index);
+	disk->sector_size = 512;
+	n_parts = fuzz_u8(r) % (MAX_PARTS + 1);
+	for (size_t i = 0; i < n_parts && ret == 0; i++)
+		ret = decode_part(r, disk, i);
+	return ret;
+}
+
+/* Any partition's PARTUUID, so the firmware's word often names a real one. */
+static const char *some_partuuid(const struct disk_set *set, uint8_t which)
+{
+	size_t seen = 0;
+
+	for (size_t d = 0; d < set->n; d++)
+		for (size_t i = 0; i < set->disks[d].n_parts; i++)
+			if (seen++ == which)
+				return set->disks[d].parts[i].partuuid;
+	return "";
+}
+
+static void decode_machine(struct fuzz_reader *r, const struct disk_set *set, struct machine *m)
+{
+	uint8_t arch = fuzz_u8(r), how = fuzz_u8(r);
+
+	if (arch == 255)
+		m->arch = ARCH_INVALID;
+	else if (arch == 254)
+		m->arch = ARCH_MAX;
+	else
+		m->arch = (enum arch)(arch % ARCH_MAX);
+	m->has_machine_id = how & 1;
+	if (how & 2)
+		memcpy(m->machine_id, known_machine_id, sizeof(m->machine_id));
+	else
+		for (size_t i = 0; i < sizeof(m->machine_id); i++)
+			m->machine_id[i] = fuzz_u8(r);
+	how = fuzz_u8(r);
+	if (how < 128)
+		m->loader_partuuid[0] = '\0';
+	else if (how < 224)
+		snprintf(m->loader_partuuid, sizeof(m->loader_partuuid), "%s", some_partuuid(set, fuzz_u8(r)));
+	else
+		fuzz_raw_string(r, m->loader_partuuid, sizeof(m->loader_partuuid));
+}
+
+static const struct disk *disk_of(const struct disk_set *set, const struct part *part)
+{
+	for (size_t d = 0; d < set->n; d++)
+		if (set->disks[d].n_parts && part >= set->disks[d].parts &&
+		    part < set->disks[d].parts + set->disks[d].n_parts)
+			return &set->disks[d];
+	return NULL;
+}
+
+/* The spec's rules on what is mounted, beyond the planner's own contract: no partition
+ * twice, bit 60 always read-only, bit 63 and "_empty" never picked by discovery. */
+static void check_rules(const struct plan *plan, const struct disk_set *set,
+			const struct options *opts)
+{
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct plan_step *s = &plan->steps[i];
+		const struct dps_type *type;
+		const struct disk *disk;
+		bool named;
+
+		if (!s->part || (s->op != OP_MOUNT && s->op != OP_SWAPON))
+			continue;
+		for (size_t j = 0; j < i; j++)
+			FUZZ_CHECK(plan->steps[j].part != s->part ||
+				   (plan->steps[j].op != OP_MOUNT && plan->steps[j].op != OP_SWAPON),
+				   "partition %u is mounted by steps %zu and %zu", s->part->number, j, i);
+		type = dps_type_from_uuid(s->part->type);
+		disk = disk_of(set, s->part);
+		if (!type || !disk || strcmp(disk->pttype, "gpt") != 0)
+			continue;
+		named = (opts->root && strcmp(s->source, opts->root) == 0) ||
+			(opts->usr && strcmp(s->source, opts->usr) == 0);
+		if ((s->part->flags & GPT_FLAG_READ_ONLY) && dps_role_honours_read_only(type->role))
+			FUZZ_CHECK(strncmp(s->options, "ro", 2) == 0 &&
+				   (s->options[2] == '\0' || s->options[2] == ','),
+				   "step %zu mounts partition %u with bit 60 as '%s'", i, s->part->number,
+				   s->options);
+		if (named)
+			continue;
+		FUZZ_CHECK(!(s->part->flags & GPT_FLAG_NO_AUTO) || !dps_role_honours_no_auto(type->role),
+			   "step %zu mounts partition %u with bit 63 set", i, s->part->number);
+		FUZZ_CHECK(strcmp(s->part->label, "_empty") != 0 ||
+			   (type->role != DPS_ROOT && type->role != DPS_USR),
+			   "step %zu mounts the _empty partition %u", i, s->part->number);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_reader r = { data, size, 0 };
+	struct disk_set set = { 0 };
+	struct machine machine = { 0 };
+	struct options *opts = malloc(sizeof(*opts));
+	struct plan *plan = malloc(sizeof(*plan));
+	struct plan_input in = { opts, &set, &machine };
+	size_t cmdline_len = 0;
+	char *line = NULL;
+	uint8_t n_disks;
+	int ret = 0;
+
+	FUZZ_CHECK(opts && plan, "out of memory");
+	if (size >= 2) {
+		cmdline_len = ((size_t)data[0] << 8 | data[1]) % (size - 1);
+		r.pos = 2;
+		r.size = size - cmdline_len;
+	}
+	line = malloc(cmdline_len + 1);
+	FUZZ_CHECK(line, "out of memory");
+	memcpy(line, data + size - cmdline_len, cmdline_len);
+	line[cmdline_len] = '\0';
+	/* At boot a line with a bad word still plans with the rest, so any answer goes on. */
+	(void)cmdline_parse(line, opts, NULL, 0);
+
+	n_disks = fuzz_u8(&r) % (MAX_DISKS + 1);
+	for (size_t i = 0; i < n_disks && ret == 0; i++)
+		ret = decode_disk(&r, &set, i);
+	FUZZ_CHECK(ret == 0, "out of memory");
+	decode_machine(&r, &set, &machine);
+
+	ret = plan_build(&in, plan);
+	/* Printed first: with FUZZ_VERBOSE=1 a broken invariant comes with the plan. */
+	fuzz_format_plan(plan);
+	fuzz_check_plan(ret, plan, &set);
+	if (ret == 0)
+		check_rules(plan, &set, opts);
+
+	disk_set_free(&set);
+	free(line);
+	free(plan);
+	free(opts);
+	return 0;
+}
