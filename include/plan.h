@@ -31,6 +31,14 @@ enum plan_op {
 	OP_SYMLINK, /* target -> source */
 	OP_SWAPON,  /* swap on source */
 	OP_UMOUNT,  /* unmount target */
+	/* The file-hierarchy skeleton of a writable root. The planner cannot look into /usr, so
+	 * these are conditional: the executor checks at boot, never replaces what exists, and a
+	 * failure is a warning (the switch_root check judges whether init can still start). */
+	OP_POPULATE,  /* copy the tree source into target when source is a directory and target
+		       * is missing or an empty directory (systemd-tmpfiles' "C") */
+	OP_SKEL_DIR,  /* a directory target with exactly mode, when nothing is at target */
+	OP_SKEL_LINK, /* target -> source when nothing is at target and source, read from
+		       * target's directory, exists */
 	OP_MAX,
 };
 
@@ -40,7 +48,7 @@ struct plan_step {
 	char target[PLAN_PATH];
 	char fstype[32];
 	char options[PLAN_OPTIONS];
-	unsigned mode;                /* OP_MKDIR */
+	unsigned mode;                /* OP_MKDIR, OP_SKEL_DIR */
 	const struct part *part;      /* the partition behind source, when known */
 	char reason[PLAN_TEXT];       /* one line: why this step */
 };

@@ -19,10 +19,13 @@
 /* Kept in step with dps_fstype_allowed(), for messages. */
 #define ALLOWED_FSTYPES "btrfs, erofs, ext4, f2fs, squashfs, vfat, xfs"
 
-/* The tmpfs options follow systemd. Size limits for these tmpfs mounts are still to be
- * decided (issue 4): add them here and nowhere else. */
-#define TMPFS_ROOT_OPTIONS "rw,mode=0755"     /* root=tmpfs */
-#define TMPFS_VOLATILE_OPTIONS "mode=0755"    /* systemd.volatile=yes root, state /var, overlay */
+/* The tmpfs options follow systemd: its TMPFS_LIMITS_ROOTFS, TMPFS_LIMITS_VAR and
+ * TMPFS_LIMITS_VOLATILE_STATE are all "size=25%,nr_inodes=1m". root=tmpfs takes rootflags=
+ * on top, word by word (rootflags=size=1g replaces size=25%), as systemd's fstab-generator. */
+#define TMPFS_LIMITS "size=25%,nr_inodes=1m"
+#define TMPFS_ROOT_OPTIONS "rw,mode=0755," TMPFS_LIMITS  /* root=tmpfs */
+#define TMPFS_VOLATILE_OPTIONS "mode=0755," TMPFS_LIMITS /* volatile=yes root, state /var, overlay */
+#define FACTORY_DIR "/usr/share/factory"
 
 #define LABEL_SHOWN 64
 #define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
@@ -35,6 +38,43 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_MOUNT] = "mount",     [OP_BIND] = "bind",       [OP_MOVE] = "move",
 	[OP_TMPFS] = "tmpfs",     [OP_OVERLAY] = "overlay", [OP_MKDIR] = "mkdir",
 	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
+	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
+};
+
+/* Where a skeleton entry lies: a volatile=state root is read-only but its /var is a tmpfs. */
+enum skel_area {
+	SKEL_ROOT = 1 << 0,
+	SKEL_VAR = 1 << 1,
+};
+
+/* The file-hierarchy spec's skeleton, so that any init (busybox, OpenRC, one program) starts
+ * on a fresh root. In order: factory trees before the directories they would fill, /sbin to
+ * usr/sbin where /usr has one, else to usr/bin (the first link made wins), /lib64 only where
+ * /usr has a lib64 (the x86-64 ABI puts its loader there; arm64's is in /lib). /run is where
+ * switch_root moves the initramfs's /run. */
+static const struct skel_entry {
+	enum plan_op op;
+	const char *source;
+	const char *target;
+	unsigned mode;
+	enum skel_area area;
+} skeleton[] = {
+	{ OP_POPULATE, FACTORY_DIR "/etc", "/etc", 0, SKEL_ROOT },
+	{ OP_SKEL_DIR, "", "/etc", 0755, SKEL_ROOT },
+	{ OP_POPULATE, FACTORY_DIR "/var", "/var", 0, SKEL_VAR },
+	{ OP_SKEL_DIR, "", "/var", 0755, SKEL_ROOT },
+	{ OP_SKEL_DIR, "", "/run", 0755, SKEL_ROOT },
+	{ OP_SKEL_DIR, "", "/tmp", 01777, SKEL_ROOT },
+	{ OP_SKEL_DIR, "", "/var/tmp", 01777, SKEL_VAR },
+	{ OP_SKEL_DIR, "", "/root", 0700, SKEL_ROOT },
+	{ OP_SKEL_DIR, "", "/home", 0755, SKEL_ROOT },
+	{ OP_SKEL_DIR, "", "/srv", 0755, SKEL_ROOT },
+	{ OP_SKEL_LINK, "usr/bin", "/bin", 0, SKEL_ROOT },
+	{ OP_SKEL_LINK, "usr/sbin", "/sbin", 0, SKEL_ROOT },
+	{ OP_SKEL_LINK, "usr/bin", "/sbin", 0, SKEL_ROOT },
+	{ OP_SKEL_LINK, "usr/lib", "/lib", 0, SKEL_ROOT },
+	{ OP_SKEL_LINK, "usr/lib64", "/lib64", 0, SKEL_ROOT },
+	{ OP_SKEL_LINK, "../run", "/var/run", 0, SKEL_VAR },
 };
 
 /* Probed types that hold no filesystem mount(2) could take, even when named by root=. */
@@ -87,6 +127,7 @@ struct planner {
 	const struct disk *usr_disk;
 	bool usr_explicit;
 	bool xbootldr_mounted;
+	bool root_rw;                  /* the disk root is mounted read-write */
 };
 
 /* The options a mount step gets, before they are written out in their fixed order. */
@@ -338,6 +379,17 @@ static bool part_newer(const struct part *a, const struct part *b)
 	return c > 0 || (c == 0 && a->number < b->number);
 }
 
+/* A partition mount.usr= names is the /usr, never also the discovered root. */
+static const char *pick_skip_reason(const struct planner *p, const struct part *part,
+				    enum dps_role role)
+{
+	const char *why = auto_skip_reason(part, role);
+
+	if (!why && p->usr_explicit && part == p->usr)
+		why = "it is named by mount.usr=";
+	return why;
+}
+
 /* The root or usr partition of arch on disk, or NULL. With noting, every partition passed
  * over gets a note saying why. */
 static const struct part *pick_versioned(struct planner *p, const struct disk *disk,
@@ -352,7 +404,7 @@ static const struct part *pick_versioned(struct planner *p, const struct disk *d
 
 		if (!part_is(part, role, arch))
 			continue;
-		why = auto_skip_reason(part, role);
+		why = pick_skip_reason(p, part, role);
 		if (why) {
 			if (noting)
 				note_passed_over(p, part, role, why);
@@ -365,7 +417,7 @@ static const struct part *pick_versioned(struct planner *p, const struct disk *d
 		const struct part *part = &disk->parts[i];
 		char why[PLAN_TEXT];
 
-		if (part == best || !part_is(part, role, arch) || auto_skip_reason(part, role))
+		if (part == best || !part_is(part, role, arch) || pick_skip_reason(p, part, role))
 			continue;
 		if (strverscmp(part->label, best->label) == 0)
 			snprintf(why, sizeof(why), "partition %u has the same version and a lower number",
@@ -892,6 +944,64 @@ static int format_options(struct planner *p, char *out, size_t size, const struc
 	return r;
 }
 
+static bool word_is_ro_rw(const char *word, size_t len)
+{
+	return len == 2 && (strncmp(word, "ro", 2) == 0 || strncmp(word, "rw", 2) == 0);
+}
+
+/* The last word of options with the same key (the part before '=') as word, or NULL: the
+ * last one is what the filesystem would take. */
+static const char *option_with_key(const char *options, const char *word, size_t len,
+				   size_t *found_len)
+{
+	const char *eq = memchr(word, '=', len);
+	size_t key = eq ? (size_t)(eq - word) : len;
+	const char *found = NULL;
+
+	for (const char *s = options; s && *s;) {
+		size_t n = strcspn(s, ",");
+
+		if (n >= key && strncmp(s, word, key) == 0 && (n == key || s[key] == '=')) {
+			found = s;
+			*found_len = n;
+		}
+		s += n + (s[n] == ',');
+	}
+	return found;
+}
+
+/* defaults with each word the user gave for the same key in its place, then the user's
+ * other words; the user's ro/rw are left out (the caller decides those). */
+static int merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
+			       char *out, size_t size, const char *target)
+{
+	struct text t;
+	int r = 0;
+
+	text_init(&t, out, size);
+	for (const char *s = defaults; *s;) {
+		size_t n = strcspn(s, ","), given_len = 0;
+		const char *given = word_is_ro_rw(s, n) ? NULL : option_with_key(user, s, n, &given_len);
+
+		if (given)
+			add_option(&t, given, given_len);
+		else
+			add_option(&t, s, n);
+		s += n + (s[n] == ',');
+	}
+	for (const char *s = user; s && *s;) {
+		size_t n = strcspn(s, ","), found_len;
+
+		if (!word_is_ro_rw(s, n) && !option_with_key(defaults, s, n, &found_len))
+			add_option(&t, s, n);
+		s += n + (s[n] == ',');
+	}
+	if (t.full)
+		r = fail(p, -EINVAL, "mount options for %s are longer than %d bytes: shorten rootflags=",
+			 target, PLAN_OPTIONS - 1);
+	return r;
+}
+
 static int copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what)
 {
 	int r = copy_str(dst, size, src ? src : "");
@@ -1038,6 +1148,7 @@ static int add_root_mount(struct planner *p, const char *target, bool force_ro, 
 	 * init, and ext4/xfs refuse that remount after a mount with norecovery. */
 	flags.norecovery = read_only && is_journalled(fstype);
 	flags.user = opts->rootflags;
+	p->root_rw = flags.rw;
 	r = add_part_mount(p, p->root, p->root_explicit ? opts->root : NULL, target, fstype, &flags,
 			   &step);
 	if (r < 0)
@@ -1115,9 +1226,14 @@ static int add_root_stage(struct planner *p)
 	int r = 0;
 
 	if (opts->root_kind == ROOT_TMPFS) {
+		char options[PLAN_OPTIONS];
+
 		note(p, "root=tmpfs: the root is an empty tmpfs, read-write");
-		r = add_simple(p, OP_TMPFS, "tmpfs", ROOT_MOUNT_POINT, "tmpfs", TMPFS_ROOT_OPTIONS,
-			       "root=tmpfs");
+		r = merge_tmpfs_options(p, TMPFS_ROOT_OPTIONS, opts->rootflags, options,
+					sizeof(options), ROOT_MOUNT_POINT);
+		if (r == 0)
+			r = add_simple(p, OP_TMPFS, "tmpfs", ROOT_MOUNT_POINT, "tmpfs", options,
+				       opts->rootflags ? "root=tmpfs, with rootflags=" : "root=tmpfs");
 		set_machine_id_path(p, NULL);
 		goto out;
 	}
@@ -1149,7 +1265,9 @@ out:
 static int add_usr_stage(struct planner *p)
 {
 	const struct options *opts = p->opts;
-	const char *flags_given = opts->usrflags ? opts->usrflags : opts->rootflags;
+	/* The root's flags are a tmpfs's under root=tmpfs: nothing for a /usr filesystem. */
+	const char *flags_given = opts->usrflags ? opts->usrflags
+				: opts->root_kind == ROOT_TMPFS ? NULL : opts->rootflags;
 	struct mount_flags flags = { 0 };
 	const char *fstype = NULL;
 	struct plan_step *step = NULL;
@@ -1167,7 +1285,8 @@ static int add_usr_stage(struct planner *p)
 	if (r < 0)
 		goto out;
 	read_only = part_read_only(p->usr, p->usr_disk);
-	flags.rw = flags_want_rw(flags_given);
+	/* Read-only /usr everywhere: only mount.usrflags=rw itself makes it writable. */
+	flags.rw = flags_want_rw(opts->usrflags);
 	if (flags.rw && read_only) {
 		note(p, "usr partition %u mounted read-only although rw was given: GPT bit 60 "
 		     "(read-only) set", p->usr->number);
@@ -1399,6 +1518,55 @@ out:
 	return r;
 }
 
+/* Which parts of the skeleton the new root can take: all of it on a tmpfs, an overlay or a
+ * read-write root (where the executor fills only what is missing), the tmpfs /var of a
+ * volatile=state root, nothing on a read-only root. */
+static unsigned skeleton_areas(const struct planner *p)
+{
+	const struct options *opts = p->opts;
+
+	if (opts->root_kind == ROOT_TMPFS || opts->volatile_mode == VOLATILE_YES ||
+	    opts->volatile_mode == VOLATILE_OVERLAY)
+		return SKEL_ROOT | SKEL_VAR;
+	if (opts->volatile_mode == VOLATILE_STATE)
+		return SKEL_VAR;
+	return p->root_rw ? SKEL_ROOT | SKEL_VAR : 0;
+}
+
+static int add_skeleton_stage(struct planner *p)
+{
+	unsigned areas = skeleton_areas(p);
+	char source[PLAN_PATH];
+	char target[PLAN_PATH];
+	struct plan_step *step = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(skeleton) && r == 0; i++) {
+		const struct skel_entry *e = &skeleton[i];
+
+		if (!(e->area & areas))
+			continue;
+		snprintf(target, sizeof(target), ROOT_MOUNT_POINT "%s", e->target);
+		if (e->op == OP_POPULATE)
+			snprintf(source, sizeof(source), ROOT_MOUNT_POINT "%s", e->source);
+		else
+			snprintf(source, sizeof(source), "%s", e->source);
+		r = add_step(p, e->op, source, target, "", NULL, &step);
+		if (r < 0)
+			break;
+		step->mode = e->mode;
+		if (e->op == OP_POPULATE)
+			step_reason(step, "the file-hierarchy skeleton: %s from the factory defaults in "
+				    "/usr, when it is missing or empty", e->target);
+		else if (e->op == OP_SKEL_LINK)
+			step_reason(step, "the file-hierarchy skeleton: compatibility link, when %s is "
+				    "missing and %s exists", e->target, e->source);
+		else
+			step_reason(step, "the file-hierarchy skeleton, when %s is missing", e->target);
+	}
+	return r;
+}
+
 static int add_steps(struct planner *p)
 {
 	const struct options *opts = p->opts;
@@ -1419,6 +1587,8 @@ static int add_steps(struct planner *p)
 	if (r < 0)
 		goto out;
 	r = add_discovered_stage(p);
+	if (r == 0)
+		r = add_skeleton_stage(p);
 out:
 	return r;
 }

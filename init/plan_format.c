@@ -1,5 +1,6 @@
 /* A plan as text for people and as JSON for programs. Pure: writes to the stream it is given.
  * Labels come from disks and may hold any bytes, so both forms escape what they print. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,11 @@ static void json_string(FILE *out, const char *s, size_t max)
 	fputc('"', out);
 }
 
+static bool step_has_mode(const struct plan_step *step)
+{
+	return step->op == OP_MKDIR || step->op == OP_SKEL_DIR;
+}
+
 #define JSON_FIELD(out, key, field) \
 	do { \
 		fputs(", \"" key "\": ", out); \
@@ -82,7 +88,7 @@ static void json_step(const struct plan_step *step, FILE *out)
 	JSON_FIELD(out, "target", step->target);
 	JSON_FIELD(out, "fstype", step->fstype);
 	JSON_FIELD(out, "options", step->options);
-	if (step->op == OP_MKDIR)
+	if (step_has_mode(step))
 		fprintf(out, ", \"mode\": \"%04o\"", step->mode & 07777u);
 	JSON_FIELD(out, "reason", step->reason);
 	fputc('}', out);
@@ -176,9 +182,9 @@ static void text_step(const struct plan_step *step, const size_t width[COL_MAX],
 		fputs(cols[c].text, out);
 		pad(out, width[c] - cols[c].width + 2);
 	}
-	if (step->op == OP_MKDIR)
+	if (step_has_mode(step))
 		fprintf(out, "mode=%04o%s", step->mode & 07777u, step->options[0] ? "," : "");
-	if (step->op != OP_MKDIR || step->options[0]) {
+	if (!step_has_mode(step) || step->options[0]) {
 		ESCAPE_TEXT(long_text, step->options);
 		fputs(long_text, out);
 	}

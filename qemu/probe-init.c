@@ -1,9 +1,13 @@
 /* The "real init" of the boot-test images: reports what earlymount handed over (pid, uptime,
- * command line, mounts, earlymount's timings, argv) on the console, then powers off.
+ * command line, mounts, earlymount's timings, argv, the file-hierarchy skeleton) on the
+ * console, then powers off. With probe.write on the kernel command line it first reports the
+ * markers a previous boot left in /, /etc and /var, then writes its own there (the volatile
+ * tests: the disk must not change, a second boot must see nothing).
  * Depends on nothing but the kernel: it mounts /proc itself, and says so, when it is absent. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -102,6 +106,91 @@ static void proc_ensure(void)
 		emit("note: unable to mount proc on /proc: %s\n", strerror(errno));
 }
 
+/* What a non-systemd init needs to find at the top of the new root, and the file the test
+ * /usr's factory /var holds. */
+static const char *const skeleton_paths[] = {
+	"/bin", "/sbin", "/lib", "/lib64", "/etc", "/var", "/run", "/tmp", "/var/tmp", "/var/run",
+	"/root", "/home", "/srv", "/var/lib/probe-factory",
+};
+
+static const char *const write_dirs[] = { "/", "/etc", "/var" };
+#define WRITE_MARKER "probe-written"
+
+/* "skel: /bin -> usr/bin", "skel: /tmp dir 1777", "skel: /lib64 missing". */
+static void emit_skeleton(void)
+{
+	for (size_t i = 0; i < sizeof(skeleton_paths) / sizeof(skeleton_paths[0]); i++) {
+		const char *path = skeleton_paths[i];
+		char link[256];
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(path, &st) < 0) {
+			emit("skel: %s missing\n", path);
+		} else if (S_ISLNK(st.st_mode) && (n = readlink(path, link, sizeof(link) - 1)) >= 0) {
+			link[n] = '\0';
+			emit("skel: %s -> %s\n", path, link);
+		} else if (S_ISDIR(st.st_mode)) {
+			emit("skel: %s dir %04o\n", path, (unsigned)(st.st_mode & 07777));
+		} else if (S_ISREG(st.st_mode)) {
+			emit("skel: %s file\n", path);
+		} else {
+			emit("skel: %s other\n", path);
+		}
+	}
+}
+
+static void marker_path(char *buf, size_t size, const char *dir)
+{
+	snprintf(buf, size, "%s%s" WRITE_MARKER, dir, dir[1] ? "/" : "");
+}
+
+/* "previous: none" or the markers an earlier boot left; then "written: / /etc /var" and a
+ * "write-failed:" line for each directory that refused. */
+static void write_markers(const char *cmdline)
+{
+	char path[64];
+	size_t seen = 0;
+
+	emit("previous:");
+	for (size_t i = 0; i < sizeof(write_dirs) / sizeof(write_dirs[0]); i++) {
+		marker_path(path, sizeof(path), write_dirs[i]);
+		if (access(path, F_OK) == 0) {
+			emit(" %s", path);
+			seen++;
+		}
+	}
+	emit("%s\n", seen ? "" : " none");
+	emit("written:");
+	for (size_t i = 0; i < sizeof(write_dirs) / sizeof(write_dirs[0]); i++) {
+		int fd;
+
+		marker_path(path, sizeof(path), write_dirs[i]);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			continue;
+		write_all(fd, cmdline, strlen(cmdline));
+		close(fd);
+		emit(" %s", write_dirs[i]);
+	}
+	emit("\n");
+	for (size_t i = 0; i < sizeof(write_dirs) / sizeof(write_dirs[0]); i++) {
+		marker_path(path, sizeof(path), write_dirs[i]);
+		if (access(path, F_OK) < 0)
+			emit("write-failed: %s\n", write_dirs[i]);
+	}
+}
+
+static bool cmdline_has(const char *cmdline, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *s = cmdline; (s = strstr(s, word)); s += n)
+		if ((s == cmdline || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\n' || s[n] == '\0'))
+			return true;
+	return false;
+}
+
 /* Emits each line of path prefixed by two spaces, or "  (none)". */
 static void emit_lines(const char *path, char *buf, size_t size)
 {
@@ -144,6 +233,9 @@ static void report_build(int argc, char **argv)
 		buf[strcspn(buf, "\n")] = '\0';
 		emit("marker: %s\n", buf);
 	}
+	emit_skeleton();
+	if (read_file("/proc/cmdline", buf, sizeof(buf)) == 0 && cmdline_has(buf, "probe.write"))
+		write_markers(buf);
 	emit("mountinfo:\n");
 	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
 	emit("timings:\n");

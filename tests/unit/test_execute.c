@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -349,6 +352,228 @@ static void test_filesystems_text(void **state)
 	assert_false(filesystems_text_has("", "ext4"));
 }
 
+/* ---- the skeleton, on a real directory: its ops use the *at() calls, which are not wrapped */
+
+static char skel_root[PLAN_PATH];
+
+static const char *at_root(const char *rel)
+{
+	static char buf[8][2 * PLAN_PATH];
+	static unsigned next;
+	char *out = buf[next++ % 8];
+
+	snprintf(out, 2 * PLAN_PATH, "%s/%s", skel_root, rel);
+	return out;
+}
+
+static void mkdir_real(const char *rel)
+{
+	assert_int_equal(mkdirat(AT_FDCWD, at_root(rel), 0755), 0);
+}
+
+static void write_real(const char *rel, const char *text)
+{
+	int fd = openat(AT_FDCWD, at_root(rel), O_WRONLY | O_CREAT | O_TRUNC, 0640);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void assert_file_text(const char *rel, const char *text)
+{
+	char buf[256] = "";
+	int fd = openat(AT_FDCWD, at_root(rel), O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, text);
+}
+
+static void assert_link(const char *rel, const char *text)
+{
+	char buf[PLAN_PATH];
+	ssize_t n = readlinkat(AT_FDCWD, at_root(rel), buf, sizeof(buf) - 1);
+
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, text);
+}
+
+static unsigned mode_of(const char *rel)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(at_root(rel), &st), 0);
+	return st.st_mode & 07777;
+}
+
+static bool exists(const char *rel)
+{
+	struct stat st;
+
+	return lstat(at_root(rel), &st) == 0;
+}
+
+static int skel_setup(void **state)
+{
+	snprintf(skel_root, sizeof(skel_root), "%s/em-skel.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(skel_root))
+		return -1;
+	umask(022);
+	return reset(state);
+}
+
+static int skel_teardown(void **state)
+{
+	char cmd[PLAN_PATH * 2];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", skel_root);
+	(void)state;
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A step on the skeleton directory, as the planner writes them for /sysroot. */
+static struct plan_step skel_step(enum plan_op op, const char *source, const char *target,
+				  unsigned mode)
+{
+	struct plan_step s = step(op, op == OP_POPULATE ? at_root(source) : source,
+				  at_root(target), "", "");
+
+	s.mode = mode;
+	return s;
+}
+
+static void run_skeleton(void)
+{
+	struct plan_step steps[] = {
+		skel_step(OP_POPULATE, "usr/share/factory/etc", "etc", 0),
+		skel_step(OP_SKEL_DIR, "", "etc", 0755),
+		skel_step(OP_POPULATE, "usr/share/factory/var", "var", 0),
+		skel_step(OP_SKEL_DIR, "", "var", 0755),
+		skel_step(OP_SKEL_DIR, "", "run", 0755),
+		skel_step(OP_SKEL_DIR, "", "tmp", 01777),
+		skel_step(OP_SKEL_DIR, "", "var/tmp", 01777),
+		skel_step(OP_SKEL_DIR, "", "root", 0700),
+		skel_step(OP_SKEL_LINK, "usr/bin", "bin", 0),
+		skel_step(OP_SKEL_LINK, "usr/sbin", "sbin", 0),
+		skel_step(OP_SKEL_LINK, "usr/bin", "sbin", 0),
+		skel_step(OP_SKEL_LINK, "usr/lib", "lib", 0),
+		skel_step(OP_SKEL_LINK, "usr/lib64", "lib64", 0),
+		skel_step(OP_SKEL_LINK, "../run", "var/run", 0),
+	};
+
+	assert_int_equal(execute_steps(steps, 0, ARRAY_SIZE(steps), &ctx), 0);
+}
+
+static void make_usr(bool with_sbin)
+{
+	mkdir_real("usr");
+	mkdir_real("usr/bin");
+	mkdir_real("usr/lib");
+	if (with_sbin)
+		mkdir_real("usr/sbin");
+	mkdir_real("usr/share");
+	mkdir_real("usr/share/factory");
+	mkdir_real("usr/share/factory/etc");
+	mkdir_real("usr/share/factory/etc/sub");
+	write_real("usr/share/factory/etc/hostname", "factory\n");
+	write_real("usr/share/factory/etc/sub/deep", "deep\n");
+	assert_int_equal(symlinkat("hostname", AT_FDCWD, at_root("usr/share/factory/etc/name")), 0);
+	assert_int_equal(fchmodat(AT_FDCWD, at_root("usr/share/factory/etc/sub"), 0750, 0), 0);
+}
+
+static void test_skeleton_on_a_fresh_root(void **state)
+{
+	make_usr(false);
+	run_skeleton();
+	assert_file_text("etc/hostname", "factory\n");
+	assert_file_text("etc/sub/deep", "deep\n");
+	assert_int_equal(mode_of("etc/hostname"), 0640);
+	assert_int_equal(mode_of("etc/sub"), 0750);
+	assert_link("etc/name", "hostname");
+	/* No factory /var: an empty one, with the umask kept off the sticky directories. */
+	assert_int_equal(mode_of("var"), 0755);
+	assert_int_equal(mode_of("tmp"), 01777);
+	assert_int_equal(mode_of("var/tmp"), 01777);
+	assert_int_equal(mode_of("root"), 0700);
+	assert_link("bin", "usr/bin");
+	/* /usr has no sbin: /sbin points at usr/bin; /usr has no lib64: no /lib64. */
+	assert_link("sbin", "usr/bin");
+	assert_link("lib", "usr/lib");
+	assert_false(exists("lib64"));
+	assert_link("var/run", "../run");
+	(void)state;
+}
+
+static void test_skeleton_sbin_and_lib64_follow_usr(void **state)
+{
+	make_usr(true);
+	mkdir_real("usr/lib64");
+	run_skeleton();
+	assert_link("sbin", "usr/sbin");
+	assert_link("lib64", "usr/lib64");
+	(void)state;
+}
+
+static void test_skeleton_never_overwrites(void **state)
+{
+	make_usr(true);
+	mkdir_real("etc");
+	write_real("etc/hostname", "mine\n");
+	mkdir_real("bin");
+	mkdir_real("tmp");
+	mkdir_real("var");
+	write_real("var/run", "not a link\n");
+	run_skeleton();
+	assert_file_text("etc/hostname", "mine\n");
+	/* A non-empty /etc is the admin's: nothing is added to it. */
+	assert_false(exists("etc/sub"));
+	assert_int_equal(mode_of("bin"), 0755);
+	assert_int_equal(mode_of("tmp"), 0755);
+	assert_file_text("var/run", "not a link\n");
+	assert_link("sbin", "usr/sbin");
+	(void)state;
+}
+
+static void test_populate_fills_an_empty_mount_point(void **state)
+{
+	struct plan_step s = skel_step(OP_POPULATE, "usr/share/factory/etc", "etc", 0);
+
+	make_usr(false);
+	mkdir_real("etc");
+	assert_int_equal(execute_step(&s, &ctx), 0);
+	assert_file_text("etc/sub/deep", "deep\n");
+	(void)state;
+}
+
+/* The skeleton helps the real init; what it cannot make is a warning, never a failed boot. */
+static void test_skeleton_failures_are_warnings(void **state)
+{
+	struct plan_step steps[] = {
+		skel_step(OP_SKEL_DIR, "", "file/tmp", 01777),
+		skel_step(OP_SKEL_LINK, "", "file/bin", 0),
+		skel_step(OP_POPULATE, "factory", "file/etc", 0),
+	};
+
+	/* Under a regular file nothing can be made, even by root. */
+	write_real("file", "x\n");
+	mkdir_real("factory");
+	write_real("factory/a", "a\n");
+	mkdir_real("usr");
+	mkdir_real("usr/bin");
+	COPY_STR(steps[1].source, at_root("usr/bin"));
+	assert_int_equal(execute_steps(steps, 0, ARRAY_SIZE(steps), &ctx), 0);
+	assert_false(exists("file/tmp"));
+	assert_false(exists("file/bin"));
+	assert_false(exists("file/etc"));
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +594,14 @@ int main(void)
 		cmocka_unit_test_setup(test_steps_stop_at_first_failure, reset),
 		cmocka_unit_test_setup(test_unknown_op, reset),
 		cmocka_unit_test(test_filesystems_text),
+		cmocka_unit_test_setup_teardown(test_skeleton_on_a_fresh_root, skel_setup, skel_teardown),
+		cmocka_unit_test_setup_teardown(test_skeleton_sbin_and_lib64_follow_usr, skel_setup,
+						skel_teardown),
+		cmocka_unit_test_setup_teardown(test_skeleton_never_overwrites, skel_setup, skel_teardown),
+		cmocka_unit_test_setup_teardown(test_populate_fills_an_empty_mount_point, skel_setup,
+						skel_teardown),
+		cmocka_unit_test_setup_teardown(test_skeleton_failures_are_warnings, skel_setup,
+						skel_teardown),
 	};
 
 	log_set_max_level(LOG_ERR);

@@ -61,6 +61,59 @@ static void check_ok(const struct fixture *f, int r, size_t n_steps)
 	assert_string_equal(f->plan.error, "");
 }
 
+/* The volatile tmpfs options (systemd's limits) and the skeleton's length: whole, and the
+ * part of it in /var (a volatile=state root). */
+#define TMPFS_OPTS "mode=0755,size=25%,nr_inodes=1m"
+#define SKEL_FULL 16
+#define SKEL_VAR 3
+
+static const struct plan_step *find_step(const struct fixture *f, size_t from, enum plan_op op,
+					 const char *source, const char *target)
+{
+	for (size_t i = from; i < f->plan.n_steps; i++) {
+		const struct plan_step *s = &f->plan.steps[i];
+
+		if (s->op == op && strcmp(s->source, source) == 0 && strcmp(s->target, target) == 0)
+			return s;
+	}
+	fx_dump(f);
+	fail_msg("no %s step %s -> %s from step %zu", plan_op_name(op), source, target, from);
+	return NULL;
+}
+
+/* Steps [from, end) are the skeleton: all of it, or only what lies in /var. */
+static void check_skeleton(const struct fixture *f, size_t from, bool whole)
+{
+	size_t want = whole ? SKEL_FULL : SKEL_VAR;
+	const struct plan_step *s;
+
+	if (f->plan.n_steps - from != want) {
+		fx_dump(f);
+		fail_msg("want %zu skeleton steps from step %zu; the plan has %zu steps", want, from,
+			 f->plan.n_steps);
+	}
+	for (size_t i = from; i < f->plan.n_steps; i++)
+		assert_true(f->plan.steps[i].op == OP_POPULATE || f->plan.steps[i].op == OP_SKEL_DIR ||
+			    f->plan.steps[i].op == OP_SKEL_LINK);
+	find_step(f, from, OP_POPULATE, "/sysroot/usr/share/factory/var", "/sysroot/var");
+	assert_int_equal(find_step(f, from, OP_SKEL_DIR, "", "/sysroot/var/tmp")->mode, 01777);
+	find_step(f, from, OP_SKEL_LINK, "../run", "/sysroot/var/run");
+	if (!whole)
+		return;
+	s = find_step(f, from, OP_POPULATE, "/sysroot/usr/share/factory/etc", "/sysroot/etc");
+	/* The factory tree goes first: a directory made before it would look taken. */
+	assert_ptr_equal(s, &f->plan.steps[from]);
+	assert_int_equal(find_step(f, from, OP_SKEL_DIR, "", "/sysroot/tmp")->mode, 01777);
+	assert_int_equal(find_step(f, from, OP_SKEL_DIR, "", "/sysroot/root")->mode, 0700);
+	find_step(f, from, OP_SKEL_DIR, "", "/sysroot/run");
+	find_step(f, from, OP_SKEL_LINK, "usr/bin", "/sysroot/bin");
+	/* /sbin: usr/sbin where /usr has one, else usr/bin; the first link made wins. */
+	s = find_step(f, from, OP_SKEL_LINK, "usr/sbin", "/sysroot/sbin");
+	assert_ptr_equal(find_step(f, from, OP_SKEL_LINK, "usr/bin", "/sysroot/sbin"), s + 1);
+	find_step(f, from, OP_SKEL_LINK, "usr/lib", "/sysroot/lib");
+	find_step(f, from, OP_SKEL_LINK, "usr/lib64", "/sysroot/lib64");
+}
+
 /* "PARTUUID=" + the UUID fx_part() gave partition n of disk d. */
 static const char *pu(size_t d, unsigned n)
 {
@@ -315,8 +368,10 @@ static void test_rw(void **state)
 
 	f->opts.rw = 1;
 	r = fx_plan(f);
-	check_ok(f, r, 2);
+	check_ok(f, r, 2 + SKEL_FULL);
 	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "rw,nodev");
+	/* A read-write root gets the skeleton too; the executor fills only what is missing. */
+	check_skeleton(f, 2, true);
 	fx_free(f);
 	(void)state;
 }
@@ -721,6 +776,41 @@ static void test_root_explicit_is_discovered_usr(void **state)
 	(void)state;
 }
 
+/* Found by fuzz_plan: the discovered root was also mounted on /usr. */
+static void test_usr_explicit_is_not_discovered_root(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = simple_disk(f, "/d.img", false);
+	char spec[64];
+	int r;
+
+	fx_part(f, d, 3, T_ROOT_X86_64, NULL, "root-0.9", 0, "ext4");
+	snprintf(spec, sizeof(spec), "%s", pu(d, 2));
+	f->opts.usr = spec;
+	r = fx_plan(f);
+	check_ok(f, r, 3);
+	check_step(f, 0, OP_MOUNT, pu(d, 3), "/sysroot", "ext4", "ro,nodev");
+	check_step(f, 1, OP_MOUNT, spec, "/sysroot/usr", "ext4", "ro");
+	check_note(f, "partition 2 (root, label 'root') passed over: it is named by mount.usr=");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_usr_explicit_is_only_root(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = simple_disk(f, "/d.img", false);
+	char spec[64];
+	int r;
+
+	snprintf(spec, sizeof(spec), "%s", pu(d, 2));
+	f->opts.usr = spec;
+	r = fx_plan(f);
+	check_error(f, r, -ENOENT, "no root partition");
+	fx_free(f);
+	(void)state;
+}
+
 static void test_root_tmpfs_mbr_hint(void **state)
 {
 	struct fixture *f = fx_new();
@@ -1091,10 +1181,11 @@ static void test_volatile_yes_with_usr(void **state)
 	f->opts.volatile_mode = VOLATILE_YES;
 	f->opts.usrflags = "rw";
 	r = fx_plan(f);
-	check_ok(f, r, 3);
-	check_step(f, 0, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", "mode=0755");
+	check_ok(f, r, 3 + SKEL_FULL);
+	check_step(f, 0, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", TMPFS_OPTS);
 	check_step(f, 1, OP_MOUNT, pu(d, 3), "/sysroot/usr", "erofs", "ro,nodev");
 	check_step(f, 2, OP_MOUNT, pu(d, 6), "/sysroot/home", "ext4", "rw,nodev");
+	check_skeleton(f, 3, true);
 	check_note(f, "partition 4 (var, label 'var') passed over: systemd.volatile=yes throws "
 		      "state away");
 	check_note(f, "partition 5 (tmp, label 'tmp') passed over: systemd.volatile=yes");
@@ -1112,12 +1203,13 @@ static void test_volatile_yes_without_usr(void **state)
 
 	f->opts.volatile_mode = VOLATILE_YES;
 	r = fx_plan(f);
-	check_ok(f, r, 5);
+	check_ok(f, r, 5 + SKEL_FULL);
 	check_step(f, 0, OP_MOUNT, pu(d, 2), "/run/earlymount/root", "ext4", "ro,nodev");
-	check_step(f, 1, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", "mode=0755");
+	check_step(f, 1, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", TMPFS_OPTS);
 	check_step(f, 2, OP_BIND, "/run/earlymount/root/usr", "/sysroot/usr", "", "ro");
 	check_step(f, 3, OP_UMOUNT, "", "/run/earlymount/root", "", "");
 	check_step(f, 4, OP_MOUNT, pu(d, 6), "/sysroot/home", "ext4", "rw,nodev");
+	check_skeleton(f, 5, true);
 	assert_int_equal(f->plan.root_steps, 1);
 	assert_string_equal(f->plan.machine_id_path, "/run/earlymount/root/etc/machine-id");
 	fx_free(f);
@@ -1133,11 +1225,12 @@ static void test_volatile_state(void **state)
 	f->opts.volatile_mode = VOLATILE_STATE;
 	f->opts.rw = 1;
 	r = fx_plan(f);
-	check_ok(f, r, 4);
+	check_ok(f, r, 4 + SKEL_VAR);
 	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "ro,nodev");
 	check_step(f, 1, OP_MOUNT, pu(d, 3), "/sysroot/usr", "erofs", "ro,nodev");
-	check_step(f, 2, OP_TMPFS, "tmpfs", "/sysroot/var", "tmpfs", "mode=0755");
+	check_step(f, 2, OP_TMPFS, "tmpfs", "/sysroot/var", "tmpfs", TMPFS_OPTS);
 	check_step(f, 3, OP_MOUNT, pu(d, 6), "/sysroot/home", "ext4", "rw,nodev");
+	check_skeleton(f, 4, false);
 	check_note(f, "root mounted read-only although rw was given: systemd.volatile=state");
 	check_note(f, "partition 4 (var, label 'var') passed over: systemd.volatile=state");
 	fx_free(f);
@@ -1152,9 +1245,9 @@ static void test_volatile_state_without_usr(void **state)
 
 	f->opts.volatile_mode = VOLATILE_STATE;
 	r = fx_plan(f);
-	check_ok(f, r, 3);
+	check_ok(f, r, 3 + SKEL_VAR);
 	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "ro,nodev");
-	check_step(f, 1, OP_TMPFS, "tmpfs", "/sysroot/var", "tmpfs", "mode=0755");
+	check_step(f, 1, OP_TMPFS, "tmpfs", "/sysroot/var", "tmpfs", TMPFS_OPTS);
 	check_step(f, 2, OP_MOUNT, pu(d, 6), "/sysroot/home", "ext4", "rw,nodev");
 	fx_free(f);
 	(void)state;
@@ -1168,9 +1261,9 @@ static void test_volatile_overlay_with_usr(void **state)
 
 	f->opts.volatile_mode = VOLATILE_OVERLAY;
 	r = fx_plan(f);
-	check_ok(f, r, 9);
+	check_ok(f, r, 9 + SKEL_FULL);
 	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "ro,nodev");
-	check_step(f, 1, OP_TMPFS, "tmpfs", "/run/earlymount/overlay", "tmpfs", "mode=0755");
+	check_step(f, 1, OP_TMPFS, "tmpfs", "/run/earlymount/overlay", "tmpfs", TMPFS_OPTS);
 	check_step(f, 2, OP_MKDIR, "", "/run/earlymount/overlay/upper", "", "");
 	check_step(f, 3, OP_MKDIR, "", "/run/earlymount/overlay/work", "", "");
 	assert_int_equal(f->plan.steps[2].mode, 0755);
@@ -1183,6 +1276,7 @@ static void test_volatile_overlay_with_usr(void **state)
 	check_step(f, 6, OP_MOUNT, "PARTUUID=" MACHINE_VAR_PARTUUID, "/sysroot/var", "ext4", "rw,nodev");
 	check_step(f, 7, OP_MOUNT, pu(d, 5), "/sysroot/var/tmp", "ext4", "rw,nodev,nosuid");
 	check_step(f, 8, OP_MOUNT, pu(d, 6), "/sysroot/home", "ext4", "rw,nodev");
+	check_skeleton(f, 9, true);
 	assert_int_equal(f->plan.root_steps, 1);
 	assert_string_equal(f->plan.machine_id_path, "/sysroot/etc/machine-id");
 	fx_free(f);
@@ -1197,7 +1291,7 @@ static void test_volatile_overlay_without_usr(void **state)
 
 	f->opts.volatile_mode = VOLATILE_OVERLAY;
 	r = fx_plan(f);
-	check_ok(f, r, 8);
+	check_ok(f, r, 8 + SKEL_FULL);
 	check_step(f, 4, OP_OVERLAY, "overlay", "/sysroot", "overlay",
 		   "lowerdir=/sysroot,upperdir=/run/earlymount/overlay/upper,"
 		   "workdir=/run/earlymount/overlay/work");
@@ -1221,8 +1315,8 @@ static void test_root_tmpfs_with_usr_partition(void **state)
 	f->machine.has_machine_id = true;
 	fx_machine_id(f->machine.machine_id);
 	r = fx_plan(f);
-	check_ok(f, r, 3);
-	check_step(f, 0, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", "rw,mode=0755");
+	check_ok(f, r, 3 + SKEL_FULL);
+	check_step(f, 0, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", "rw," TMPFS_OPTS);
 	check_step(f, 1, OP_MOUNT, pu(d, 3), "/sysroot/usr", "erofs", "ro,nodev");
 	/* The machine's own ID comes from a root that is not there: only the command line counts. */
 	check_step(f, 2, OP_MOUNT, pu(d, 5), "/sysroot/home", "ext4", "rw,nodev");
@@ -1234,8 +1328,9 @@ static void test_root_tmpfs_with_usr_partition(void **state)
 	f->opts.has_machine_id = true;
 	fx_machine_id(f->opts.machine_id);
 	r = fx_plan(f);
-	check_ok(f, r, 4);
+	check_ok(f, r, 4 + SKEL_FULL);
 	check_step(f, 2, OP_MOUNT, "PARTUUID=" MACHINE_VAR_PARTUUID, "/sysroot/var", "ext4", "rw,nodev");
+	check_skeleton(f, 4, true);
 	fx_free(f);
 	(void)state;
 }
@@ -1251,9 +1346,57 @@ static void test_root_tmpfs_with_mount_usr(void **state)
 	f->opts.root_kind = ROOT_TMPFS;
 	f->opts.usr = "/dev/vda1";
 	r = fx_plan(f);
-	check_ok(f, r, 2);
-	check_step(f, 0, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", "rw,mode=0755");
+	check_ok(f, r, 2 + SKEL_FULL);
+	check_step(f, 0, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs", "rw," TMPFS_OPTS);
 	check_step(f, 1, OP_MOUNT, "/dev/vda1", "/sysroot/usr", "ext4", "ro");
+	check_skeleton(f, 2, true);
+	fx_free(f);
+	(void)state;
+}
+
+/* rootflags= tunes the tmpfs root word by word and says nothing about /usr. */
+static void test_root_tmpfs_rootflags(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	struct part *p = fx_part(f, d, 1, T_LINUX, NULL, "usr", 0, "ext4");
+	int r;
+
+	snprintf(p->devpath, sizeof(p->devpath), "/dev/vda1");
+	f->opts.root_kind = ROOT_TMPFS;
+	f->opts.usr = "/dev/vda1";
+	f->opts.rootflags = "ro,size=20%,size=50%,noatime,mode=0700";
+	r = fx_plan(f);
+	check_ok(f, r, 2 + SKEL_FULL);
+	check_step(f, 0, OP_TMPFS, "tmpfs", "/sysroot", "tmpfs",
+		   "rw,mode=0700,size=50%,nr_inodes=1m,noatime");
+	check_step(f, 1, OP_MOUNT, "/dev/vda1", "/sysroot/usr", "ext4", "ro");
+
+	f->opts.usrflags = "rw,noatime";
+	r = fx_plan(f);
+	check_ok(f, r, 2 + SKEL_FULL);
+	check_step(f, 1, OP_MOUNT, "/dev/vda1", "/sysroot/usr", "ext4", "rw,noatime");
+	fx_free(f);
+	(void)state;
+}
+
+/* Read-only /usr everywhere: rw for the root, even in rootflags=, leaves /usr alone. */
+static void test_usr_ro_unless_usrflags_rw(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = volatile_disk(f, true);
+	int r;
+
+	f->opts.rw = 1;
+	f->opts.rootflags = "rw";
+	r = fx_plan(f);
+	assert_int_equal(r, 0);
+	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "rw,nodev");
+	check_step(f, 1, OP_MOUNT, pu(d, 3), "/sysroot/usr", "erofs", "ro,nodev");
+	f->opts.usrflags = "rw";
+	r = fx_plan(f);
+	assert_int_equal(r, 0);
+	check_step(f, 1, OP_MOUNT, pu(d, 3), "/sysroot/usr", "erofs", "rw,nodev");
 	fx_free(f);
 	(void)state;
 }
@@ -1405,6 +1548,8 @@ int main(void)
 		cmocka_unit_test(test_explicit_root_luks_refused),
 		cmocka_unit_test(test_usr_luks_refused),
 		cmocka_unit_test(test_root_and_usr_same_partition),
+		cmocka_unit_test(test_usr_explicit_is_not_discovered_root),
+		cmocka_unit_test(test_usr_explicit_is_only_root),
 		cmocka_unit_test(test_root_explicit_is_discovered_usr),
 		cmocka_unit_test(test_root_tmpfs_mbr_hint),
 		cmocka_unit_test(test_usr_forms),
@@ -1435,6 +1580,8 @@ int main(void)
 		cmocka_unit_test(test_volatile_overlay_without_usr),
 		cmocka_unit_test(test_root_tmpfs_with_usr_partition),
 		cmocka_unit_test(test_root_tmpfs_with_mount_usr),
+		cmocka_unit_test(test_root_tmpfs_rootflags),
+		cmocka_unit_test(test_usr_ro_unless_usrflags_rw),
 		cmocka_unit_test(test_root_tmpfs_without_usr),
 		cmocka_unit_test(test_many_partitions),
 		cmocka_unit_test(test_long_values),
