@@ -35,6 +35,7 @@ struct options {
 
 	bool gpt_auto;           /* systemd.gpt_auto= / rd.systemd.gpt_auto=, default true */
 	enum volatile_mode volatile_mode;
+	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
 	const char *init;        /* init= */
 	const char *disk;        /* earlymount.disk=: device path, PARTUUID=/UUID= on it, or GPT disk UUID */
 	bool has_machine_id;     /* systemd.machine_id= */

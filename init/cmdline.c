@@ -25,6 +25,7 @@ enum list_id {
 	LIST_USRFLAGS,
 	LIST_MODULES,
 	LIST_BLACKLIST,
+	LIST_TMPFS,
 };
 
 /* 0 or -errno; on -EINVAL *why says what is wrong with the value. */
@@ -62,7 +63,8 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	KEY("rootdelay",           FORM_VALUE,    set_rootdelay,  LIST_NONE)      \
 	KEY("rd.modules-load",     FORM_LIST,     NULL,           LIST_MODULES)   \
 	KEY("modules_load",        FORM_LIST,     NULL,           LIST_MODULES)   \
-	KEY("modprobe.blacklist",  FORM_LIST,     NULL,           LIST_BLACKLIST)
+	KEY("modprobe.blacklist",  FORM_LIST,     NULL,           LIST_BLACKLIST) \
+	KEY("earlymount.tmpfs",    FORM_LIST,     NULL,           LIST_TMPFS)
 
 static const struct cmdline_key {
 	const char *name;
@@ -594,6 +596,8 @@ static const char **list_field(struct options *o, enum list_id list)
 		return &o->modules_load;
 	case LIST_BLACKLIST:
 		return &o->modprobe_blacklist;
+	case LIST_TMPFS:
+		return &o->tmpfs_flags;
 	case LIST_NONE:
 		break;
 	}
@@ -700,7 +704,8 @@ static void append_list_param(struct parser *p, const char *key, const char *val
 /* One pass per list keeps each list contiguous in storage, in command-line order. */
 static void join_lists(struct parser *p, const char *line)
 {
-	static const enum list_id lists[] = { LIST_ROOTFLAGS, LIST_USRFLAGS, LIST_MODULES, LIST_BLACKLIST };
+	static const enum list_id lists[] = { LIST_ROOTFLAGS, LIST_USRFLAGS, LIST_MODULES, LIST_BLACKLIST,
+					      LIST_TMPFS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
 		p->list = lists[i];

@@ -997,7 +997,7 @@ static int merge_tmpfs_options(struct planner *p, const char *defaults, const ch
 		s += n + (s[n] == ',');
 	}
 	if (t.full)
-		r = fail(p, -EINVAL, "mount options for %s are longer than %d bytes: shorten rootflags=",
+		r = fail(p, -EINVAL, "mount options for %s are longer than %d bytes: shorten rootflags= or earlymount.tmpfs=",
 			 target, PLAN_OPTIONS - 1);
 	return r;
 }
@@ -1172,6 +1172,19 @@ static void set_machine_id_path(struct planner *p, const char *root_dir)
 	p->plan->root_steps = p->plan->n_steps;
 }
 
+/* A tmpfs of the volatile modes: systemd's limits, each replaced by earlymount.tmpfs= where
+ * the user gave the same key. */
+static int add_volatile_tmpfs(struct planner *p, const char *target, const char *reason)
+{
+	char options[PLAN_OPTIONS];
+	int r = merge_tmpfs_options(p, TMPFS_VOLATILE_OPTIONS, p->opts->tmpfs_flags, options,
+				    sizeof(options), target);
+
+	if (r == 0)
+		r = add_simple(p, OP_TMPFS, "tmpfs", target, "tmpfs", options, reason);
+	return r;
+}
+
 /* systemd.volatile=yes: a tmpfs root with /usr from the disk. Without a usr partition the
  * disk root lends its /usr: a read-only bind that outlives the root's own mount. */
 static int add_volatile_yes_root(struct planner *p)
@@ -1181,8 +1194,7 @@ static int add_volatile_yes_root(struct planner *p)
 	if (p->usr) {
 		note(p, "systemd.volatile=yes: root partition %u not mounted: /usr comes from "
 		     "partition %u", p->root->number, p->usr->number);
-		r = add_simple(p, OP_TMPFS, "tmpfs", ROOT_MOUNT_POINT, "tmpfs", TMPFS_VOLATILE_OPTIONS,
-			       "systemd.volatile=yes: the root is a tmpfs");
+		r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT, "systemd.volatile=yes: the root is a tmpfs");
 		set_machine_id_path(p, NULL);
 		goto out;
 	}
@@ -1190,8 +1202,7 @@ static int add_volatile_yes_root(struct planner *p)
 	if (r < 0)
 		goto out;
 	set_machine_id_path(p, VOLATILE_ROOT_DIR);
-	r = add_simple(p, OP_TMPFS, "tmpfs", ROOT_MOUNT_POINT, "tmpfs", TMPFS_VOLATILE_OPTIONS,
-		       "systemd.volatile=yes: the root is a tmpfs");
+	r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT, "systemd.volatile=yes: the root is a tmpfs");
 	if (r == 0)
 		r = add_simple(p, OP_BIND, VOLATILE_ROOT_DIR "/usr", ROOT_MOUNT_POINT "/usr", "", "ro",
 			       "systemd.volatile=yes: /usr of the disk root, read-only");
@@ -1206,8 +1217,7 @@ static int add_overlay(struct planner *p)
 {
 	int r;
 
-	r = add_simple(p, OP_TMPFS, "tmpfs", OVERLAY_DIR, "tmpfs", TMPFS_VOLATILE_OPTIONS,
-		       "systemd.volatile=overlay: the writable layer");
+	r = add_volatile_tmpfs(p, OVERLAY_DIR, "systemd.volatile=overlay: the writable layer");
 	if (r == 0)
 		r = add_mkdir(p, OVERLAY_UPPER, 0755, "the overlay's upper directory");
 	if (r == 0)
@@ -1582,8 +1592,7 @@ static int add_steps(struct planner *p)
 	if (r < 0)
 		goto out;
 	if (opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_STATE)
-		r = add_simple(p, OP_TMPFS, "tmpfs", ROOT_MOUNT_POINT "/var", "tmpfs",
-			       TMPFS_VOLATILE_OPTIONS, "systemd.volatile=state: /var is a tmpfs");
+		r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT "/var", "systemd.volatile=state: /var is a tmpfs");
 	if (r < 0)
 		goto out;
 	r = add_discovered_stage(p);

@@ -252,6 +252,15 @@ static void test_module_lists_join(void **state)
 	assert_null(opts.modprobe_blacklist);
 }
 
+static void test_tmpfs_flags_join(void **state)
+{
+	parse_ok("earlymount.tmpfs=size=50% systemd.volatile=yes earlymount.tmpfs=nr_inodes=2m");
+	assert_string_equal(opts.tmpfs_flags, "size=50%,nr_inodes=2m");
+	assert_int_equal(opts.volatile_mode, VOLATILE_YES);
+	parse_ok("systemd.volatile=state");
+	assert_null(opts.tmpfs_flags);
+}
+
 static void test_lists_interleaved_stay_apart(void **state)
 {
 	parse_ok("rootflags=a modules_load=m1 mount.usrflags=u1 modprobe.blacklist=b1 root=/dev/x "
@@ -605,7 +614,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 27);
+	assert_int_equal(n, 28);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -718,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_fstypes_and_usr),
 		cmocka_unit_test(test_flags_join),
 		cmocka_unit_test(test_module_lists_join),
+		cmocka_unit_test(test_tmpfs_flags_join),
 		cmocka_unit_test(test_lists_interleaved_stay_apart),
 		cmocka_unit_test(test_boolean_words),
 		cmocka_unit_test(test_gpt_auto),

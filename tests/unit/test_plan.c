@@ -1237,6 +1237,23 @@ static void test_volatile_state(void **state)
 	(void)state;
 }
 
+static void test_volatile_tmpfs_flags_replace_the_limits(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = volatile_disk(f, true);
+	int r;
+
+	f->opts.volatile_mode = VOLATILE_STATE;
+	f->opts.tmpfs_flags = "size=10%,noexec";
+	r = fx_plan(f);
+	check_ok(f, r, 4 + SKEL_VAR);
+	check_step(f, 2, OP_TMPFS, "tmpfs", "/sysroot/var", "tmpfs",
+		   "mode=0755,size=10%,nr_inodes=1m,noexec");
+	(void)d;
+	fx_free(f);
+	(void)state;
+}
+
 static void test_volatile_state_without_usr(void **state)
 {
 	struct fixture *f = fx_new();
@@ -1555,6 +1572,7 @@ int main(void)
 		cmocka_unit_test(test_usr_forms),
 		cmocka_unit_test(test_usr_explicit_beats_discovered),
 		cmocka_unit_test(test_rootflags_join),
+		cmocka_unit_test(test_volatile_tmpfs_flags_replace_the_limits),
 		cmocka_unit_test(test_usrflags_rw),
 		cmocka_unit_test(test_gpt_auto_off),
 		cmocka_unit_test(test_loader_partuuid),
