@@ -218,3 +218,10 @@ check-valgrind: deps $(VG_TESTS)
 .PHONY: check-uefi
 check-uefi: deps all
 	@QEMU_UEFI=only sh qemu/run-scenarios $(BUILD)
+
+# ---- issue 8 (bench): earlymount against dracut+systemd, initramfs-tools and a hard-coded
+# "limit" initramfs, same kernel, disk and QEMU; then scaling and sizes. Slow: not in `check`.
+# Writes build/bench/results.md and chart.png (BENCH_BOOTS, BENCH_ARCHES narrow it).
+.PHONY: bench
+bench: deps all
+	@sh qemu/bench $(BUILD)

@@ -132,6 +132,7 @@ struct builder {
 	enum arch arch;
 	enum compression compression;
 	struct name_list extra_modules;
+	struct name_list omitted; /* default modules left out (--omit) */
 	struct name_list adds; /* "SRC:DEST" */
 	uint32_t mtime;
 
@@ -491,6 +492,15 @@ out:
 	return r;
 }
 
+static bool is_default_module(const char *name)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(default_modules) && !found; i++)
+		found = streq(default_modules[i].name, name);
+	return found;
+}
+
 static int choose_modules(struct builder *b)
 {
 	int r = 0;
@@ -499,6 +509,8 @@ static int choose_modules(struct builder *b)
 		const struct default_module *dm = &default_modules[i];
 
 		if (dm->only_on != ARCH_INVALID && dm->only_on != b->arch)
+			continue;
+		if (name_list_has(&b->omitted, dm->name))
 			continue;
 		r = choose_module(b, dm->name);
 		if (r == -ENOENT)
@@ -1011,6 +1023,8 @@ static void usage(FILE *out)
 		"  --arch ARCH         the machine the image is for (default: %s)\n"
 		"  --init PATH         the earlymount binary to use as /init (default: this one)\n"
 		"  --module NAME       a module to add besides the default set (repeatable)\n"
+		"  --omit NAME         a module of the default set to leave out (repeatable); it still\n"
+		"                      comes in when another module needs it\n"
 		"  --add SRC[:DEST]    a file or directory to add at DEST (repeatable)\n"
 		"  --compress METHOD   none, gzip, zstd (default) or xz\n"
 		"  -h, --help          this text\n"
@@ -1042,13 +1056,14 @@ out:
 
 static int parse_args(struct builder *b, int argc, char **argv)
 {
-	enum { OPT_MODDIR = 256, OPT_ARCH, OPT_INIT, OPT_MODULE, OPT_ADD, OPT_COMPRESS };
+	enum { OPT_MODDIR = 256, OPT_ARCH, OPT_INIT, OPT_MODULE, OPT_OMIT, OPT_ADD, OPT_COMPRESS };
 	static const struct option longopts[] = {
 		{ "moddir", required_argument, NULL, OPT_MODDIR },
 		{ "output", required_argument, NULL, 'o' },
 		{ "arch", required_argument, NULL, OPT_ARCH },
 		{ "init", required_argument, NULL, OPT_INIT },
 		{ "module", required_argument, NULL, OPT_MODULE },
+		{ "omit", required_argument, NULL, OPT_OMIT },
 		{ "add", required_argument, NULL, OPT_ADD },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "help", no_argument, NULL, 'h' },
@@ -1080,6 +1095,9 @@ static int parse_args(struct builder *b, int argc, char **argv)
 		case OPT_MODULE:
 			r = name_list_add(&b->extra_modules, optarg);
 			break;
+		case OPT_OMIT:
+			r = name_list_add(&b->omitted, optarg);
+			break;
 		case OPT_ADD:
 			r = name_list_add(&b->adds, optarg);
 			if (r == 0 && (optarg[0] == ':' || (strchr(optarg, ':') && !strchr(optarg, ':')[1]))) {
@@ -1109,6 +1127,12 @@ static int parse_args(struct builder *b, int argc, char **argv)
 		log_err("unexpected argument '%s'", argv[optind]);
 		r = -EINVAL;
 	}
+	for (size_t i = 0; r == 0 && i < b->omitted.n; i++)
+		if (!is_default_module(b->omitted.names[i])) {
+			log_err("--omit %s: no module of that name is in the default set",
+				b->omitted.names[i]);
+			r = -EINVAL;
+		}
 	if (r == 0 && (!b->moddir || !b->output)) {
 		log_err("%s is required (see earlymount initramfs --help)", !b->moddir ? "--moddir" : "-o OUT");
 		r = -EINVAL;
@@ -1152,6 +1176,7 @@ static void builder_free(struct builder *b)
 	name_list_free(&b->adds);
 	name_list_free(&b->builtin);
 	name_list_free(&b->absent);
+	name_list_free(&b->omitted);
 	if (b->staging[0])
 		remove_tree(AT_FDCWD, b->staging);
 	if (b->kmod)

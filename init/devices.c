@@ -157,6 +157,45 @@ static struct disk *find_disk(struct devices *d, const char *devnode)
 	return NULL;
 }
 
+/* libblkid reads a GPT from its backup when the primary header is damaged; the kernel does
+ * not (unless booted with "gpt"), and creates no partitions. What the kernel did not create
+ * cannot be mounted: leave it out of the model, and say why once per disk. */
+static void drop_partitions_without_node(struct disk *disk)
+{
+	char path[PATH_MAX];
+	size_t kept = 0, dropped = 0;
+
+	for (size_t i = 0; i < disk->n_parts; i++) {
+		const char *name = startswith(disk->parts[i].devpath, "/dev/");
+
+		snprintf(path, sizeof(path), "/sys/class/block/%s", name ? name : "");
+		if (name && access(path, F_OK) < 0) {
+			dropped++;
+			continue;
+		}
+		if (kept != i)
+			disk->parts[kept] = disk->parts[i];
+		kept++;
+	}
+	disk->n_parts = kept;
+	if (dropped > 0 && streq(disk->pttype, "gpt"))
+		log_warn("%s: the kernel created no device for %zu of the partitions its gpt table "
+			 "lists (a damaged primary GPT? the kernel reads the backup only with 'gpt' on "
+			 "its command line): boot with gpt, or repair the table (sgdisk -e)",
+			 disk->path, dropped);
+	else if (dropped > 0)
+		log_warn("%s: the kernel created no device for %zu of the partitions its %s table "
+			 "lists: they cannot be mounted", disk->path, dropped,
+			 disk->pttype[0] ? disk->pttype : "partition");
+}
+
+static int disk_compare(const void *a, const void *b)
+{
+	const struct disk *da = a, *db = b;
+
+	return strverscmp(da->path, db->path);
+}
+
 /* Probes the whole disk /dev/name and stores it, replacing what was known about it. */
 static int probe_whole_disk(struct devices *d, const char *name)
 {
@@ -183,6 +222,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 	}
 	snprintf(path, sizeof(path), "/sys/block/%s/removable", name);
 	disk->removable = sysfs_read_line(path, value, sizeof(value)) && streq(value, "1");
+	drop_partitions_without_node(disk);
 	slot = find_disk(d, node);
 	if (slot) {
 		disk_release(slot);
@@ -196,6 +236,9 @@ static int probe_whole_disk(struct devices *d, const char *name)
 	*slot = *disk;
 	disk->parts = NULL;
 	disk->n_parts = 0;
+	/* In name order, so that messages listing disks read the same on every boot. */
+	qsort(d->disks.disks, d->disks.n, sizeof(*d->disks.disks), disk_compare);
+	slot = find_disk(d, node);
 	log_debug("probed %s: %s, %zu partitions", node, slot->pttype[0] ? slot->pttype : "no partition table",
 		  slot->n_parts);
 	r = 1;
@@ -268,6 +311,7 @@ static void forget_disk(struct devices *d, const char *name)
 		return;
 	disk_release(disk);
 	*disk = d->disks.disks[--d->disks.n];
+	qsort(d->disks.disks, d->disks.n, sizeof(*d->disks.disks), disk_compare);
 	log_debug("%s went away", node);
 }
 
@@ -475,6 +519,15 @@ static bool alias_may_be_storage(const char *alias)
 	return storage;
 }
 
+static size_t count_unmatched(const struct modules *m, bool storage)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_unmatched; i++)
+		n += alias_may_be_storage(m->unmatched[i]) == storage;
+	return n;
+}
+
 static void report_unmatched(const struct modules *m, bool storage, int level, const char *what)
 {
 	char list[1536];
@@ -492,17 +545,25 @@ static void report_unmatched(const struct modules *m, bool storage, int level, c
 void devices_report(const struct devices *d)
 {
 	const struct modules *m = d->modules;
+	size_t others;
 
 	if (d->disks.n == 0)
 		log_err("no block device appeared: the disk's driver may be missing from the initramfs");
+	else
+		log_notice("block devices seen: %zu", d->disks.n);
 	for (size_t i = 0; i < d->disks.n; i++)
 		report_disk(&d->disks.disks[i]);
 	if (!m || m->n_unmatched == 0)
 		return;
 	report_unmatched(m, true, LOG_ERR,
 			 "modaliases with no module in the initramfs (add the driver with earlymount initramfs --module NAME)");
-	report_unmatched(m, false, LOG_NOTICE,
-			 "other devices without a module in the initramfs (rarely needed to boot)");
+	/* Input devices, ACPI buttons, the DMI table: rarely what a boot waits for, and a long
+	 * line that would hide the one above. */
+	others = count_unmatched(m, false);
+	if (others > 0)
+		log_notice("%zu other devices have no module in the initramfs (rarely needed to boot; "
+			   "rd.debug lists them)", others);
+	report_unmatched(m, false, LOG_DEBUG, "other devices without a module in the initramfs");
 	if (m->n_unmatched == MODULES_MAX_UNMATCHED)
 		log_notice("(only the first %d modaliases without a module are kept)", MODULES_MAX_UNMATCHED);
 }

@@ -176,9 +176,42 @@ static int load_alias(struct modules *m, const char *modalias, bool record)
 	return r;
 }
 
+/* Modules a filesystem asks for with request_module() while it mounts: no modprobe in the
+ * initramfs answers that call, so they are loaded with the filesystem. The names follow
+ * Debian's kernels (FAT_DEFAULT_CODEPAGE 437, FAT_DEFAULT_IOCHARSET "ascii"); a missing one
+ * is no error here, the mount says what it lacked. */
+static const struct mount_time_modules {
+	const char *alias;
+	const char *modules[3];
+} mount_time_modules[] = {
+	{ "fs-vfat", { "nls_cp437", "nls_ascii", NULL } },
+	{ "fs-msdos", { "nls_cp437", "nls_ascii", NULL } },
+	{ "fs-iso9660", { "nls_ascii", NULL } },
+};
+
+static int load_mount_time_modules(struct modules *m, const char *alias)
+{
+	int loaded = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(mount_time_modules); i++) {
+		if (!streq(mount_time_modules[i].alias, alias))
+			continue;
+		for (size_t j = 0; mount_time_modules[i].modules[j]; j++) {
+			int r = load_alias(m, mount_time_modules[i].modules[j], false);
+
+			loaded += r > 0 ? r : 0;
+		}
+	}
+	return loaded;
+}
+
 int modules_load_alias(struct modules *m, const char *modalias)
 {
-	return load_alias(m, modalias, true);
+	int r = load_alias(m, modalias, true);
+
+	if (r >= 0)
+		r += load_mount_time_modules(m, modalias);
+	return r;
 }
 
 int modules_load_names(struct modules *m, const char *list)

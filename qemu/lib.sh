@@ -38,30 +38,69 @@ var_uuid() {
 }
 
 # The initramfs of ARCH, built once by earlymount itself (the host binary builds for any arch).
-# QEMU_INITRD_DIR=DIR boots DIR/initramfs-ARCH.img instead (another initramfs, same checks).
-initramfs_image() { # ARCH
-	echo "${QEMU_INITRD_DIR:-$build/qemu}/initramfs-$1.img"
+# VARIANT: "" or default (the default modules), shell (plus busybox as /bin/sh), nodriver
+# (virtio_blk left out: the disk's driver is missing). QEMU_INITRD_DIR=DIR boots
+# DIR/initramfs-ARCH.img instead (another initramfs, same checks) whatever the variant.
+initramfs_image() { # ARCH [VARIANT]
+	if [ -n "${QEMU_INITRD_DIR:-}" ]; then echo "$QEMU_INITRD_DIR/initramfs-$1.img"; return 0; fi
+	case ${2:-default} in
+	default) echo "$build/qemu/initramfs-$1.img" ;;
+	*) echo "$build/qemu/initramfs-$1-$2.img" ;;
+	esac
 }
 
-build_initramfs() { # ARCH
+# The busybox and systemd-boot of ARCH (see qemu/extras).
+extras_dir() { echo "$KERNEL_ROOT/extras/$(deb_arch "$1")"; }
+fetch_extras() {
+	sh "$here/extras" "$KERNEL_ROOT" || die "could not fetch busybox and systemd-boot (see above)"
+}
+
+build_initramfs() { # ARCH [VARIANT]
 	[ -z "${QEMU_INITRD_DIR:-}" ] || return 0
-	lib_img=$build/qemu/initramfs-$1.img
+	lib_variant=${2:-default}
+	lib_img=$(initramfs_image "$1" "$lib_variant")
 	lib_em=$build/$1/earlymount
+	case $lib_variant in
+	default) set -- "$1" ;;
+	shell) set -- "$1" --add "$(extras_dir "$1")/busybox:/bin/sh" ;;
+	nodriver) set -- "$1" --omit virtio_blk ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver)"; return 1 ;;
+	esac
 	# Cached while neither the /init binary nor the builder (the host binary) changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] && return 0
-	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$1")" --init "$lib_em" \
-		--arch "$1" -o "$lib_img.tmp" >"$build/qemu/initramfs-$1.out" 2>&1 || {
-		cat "$build/qemu/initramfs-$1.out" >&2
+	lib_arch=$1
+	shift
+	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$lib_arch")" --init "$lib_em" \
+		--arch "$lib_arch" "$@" -o "$lib_img.tmp" >"$lib_img.out" 2>&1 || {
+		cat "$lib_img.out" >&2
 		rm -f "$lib_img.tmp"
-		die "'earlymount initramfs' failed for $1"
+		die "'earlymount initramfs' failed for $lib_arch ($lib_variant)"
 	}
 	mv "$lib_img.tmp" "$lib_img"
 }
 
+# An ESP tree for a UEFI boot: systemd-boot as the removable-media loader, which starts the
+# kernel with the initramfs of VARIANT and "console=… panic=-1 APPEND" without a menu.
+build_esp_tree() { # ARCH DIR VARIANT APPEND
+	rm -rf "$2"
+	mkdir -p "$2/EFI/BOOT" "$2/loader/entries" "$2/earlymount"
+	case $1 in
+	x86_64) lib_efi=BOOTX64.EFI lib_con=ttyS0 ;;
+	aarch64) lib_efi=BOOTAA64.EFI lib_con=ttyAMA0 ;;
+	esac
+	cp "$(extras_dir "$1")/systemd-boot.efi" "$2/EFI/BOOT/$lib_efi"
+	# The EFI stub is in the compressed image, not in the PVH vmlinux.
+	cp "$(kernel_dir "$1")/vmlinuz" "$2/earlymount/linux"
+	cp "$(initramfs_image "$1" "$3")" "$2/earlymount/initrd"
+	printf 'timeout 0\ndefault earlymount.conf\n' >"$2/loader/loader.conf"
+	printf 'title earlymount\nlinux /earlymount/linux\ninitrd /earlymount/initrd\noptions console=%s panic=-1%s\n' \
+		"$lib_con" "${4:+ $4}" >"$2/loader/entries/earlymount.conf"
+}
+
 # The directory trees copied into the test filesystems, per arch, under $build/qemu/fs/ARCH.
 fhs_dirs() { # ROOT
-	for lib_d in proc sys dev run usr var home srv etc tmp sbin opt; do mkdir -p "$1/$lib_d"; done
+	for lib_d in proc sys dev run usr var home srv etc tmp sbin opt boot efi; do mkdir -p "$1/$lib_d"; done
 	chmod 1777 "$1/tmp"
 }
 
@@ -89,13 +128,32 @@ build_trees() { # ARCH
 	mkdir -p "$lib_fs/usr/lib" "$lib_fs/usr/share" "$lib_fs/var/tmp" "$lib_fs/var/lib" "$lib_fs/empty"
 	echo usr >"$lib_fs/usr/share/probe-marker"
 	chmod 1777 "$lib_fs/var/tmp"
+	build_volatile_trees "$1"
+}
+
+# Issue 4 (volatile): usr-os, a /usr that boots alone (the probe as /usr/sbin/init, factory
+# /etc and /var; lib64 on x86_64 only, where the ABI's loader lives); root-bare, a root that
+# holds nothing but that /usr: the skeleton must make the rest.
+build_volatile_trees() { # ARCH
+	lib_fs=$build/qemu/fs/$1
+	rm -rf "$lib_fs/usr-os" "$lib_fs/root-bare"
+	mkdir -p "$lib_fs/usr-os/bin" "$lib_fs/usr-os/sbin" "$lib_fs/usr-os/lib" \
+		"$lib_fs/usr-os/share/factory/etc" "$lib_fs/usr-os/share/factory/var/lib"
+	[ "$1" != x86_64 ] || mkdir -p "$lib_fs/usr-os/lib64"
+	cp "$build/$1/probe-init" "$lib_fs/usr-os/sbin/init"
+	chmod 0755 "$lib_fs/usr-os/sbin/init"
+	echo usr-os >"$lib_fs/usr-os/share/probe-marker"
+	echo factory-etc >"$lib_fs/usr-os/share/factory/etc/probe-marker"
+	echo factory-var >"$lib_fs/usr-os/share/factory/var/lib/probe-factory"
+	mkdir -p "$lib_fs/root-bare"
+	cp -a "$lib_fs/usr-os" "$lib_fs/root-bare/usr"
 }
 
 # Writes IMAGE from PARTS (one mkdisk PART per line), after replacing @ARCH@ (x86-64,
-# arm64), @FS@ (the trees of the arch) and @VARUUID@.
-build_image() { # ARCH IMAGE PARTS
+# arm64), @FS@ (the trees of the arch), @VARUUID@ and @ESP@ (ESP-DIR, an ESP tree).
+build_image() { # ARCH IMAGE PARTS [ESP-DIR]
 	lib_arch=$1 lib_img=$2 lib_parts=$3
-	lib_sub="s|@ARCH@|$(dps_arch "$lib_arch")|g; s|@FS@|$build/qemu/fs/$lib_arch|g; s|@VARUUID@|$(var_uuid)|g"
+	lib_sub="s|@ARCH@|$(dps_arch "$lib_arch")|g; s|@FS@|$build/qemu/fs/$lib_arch|g; s|@VARUUID@|$(var_uuid)|g; s|@ESP@|${4:-}|g"
 	set --
 	lib_ifs=$IFS
 	IFS='

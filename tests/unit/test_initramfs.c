@@ -178,6 +178,8 @@ static void test_usage_errors(void **state)
 			 EXIT_USAGE);
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, "stray", NULL), EXIT_USAGE);
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--bogus", NULL), EXIT_USAGE);
+	/* --omit takes only a module of the default set */
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--omit", "bogus", NULL), EXIT_USAGE);
 	setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, NULL), EXIT_USAGE);
 	unsetenv("SOURCE_DATE_EPOCH");
