@@ -93,16 +93,19 @@ struct role_mount {
 	bool nosuid;
 	bool noexec;
 	bool umask_if_vfat;     /* boot partitions hold secrets (random seed, credentials) */
+	/* Writable only when the command line says rw: a FAT mounted read-write is marked dirty
+	 * on the disk, and a read-only boot must leave every disk as it found it. */
+	bool rw_needs_rw;
 };
 
 static const struct role_mount role_mounts[] = {
-	{ DPS_VAR, "/var", true, false, false, false },
-	{ DPS_TMP, "/var/tmp", true, true, false, false },
-	{ DPS_HOME, "/home", true, false, false, false },
-	{ DPS_SRV, "/srv", true, false, false, false },
-	{ DPS_XBOOTLDR, "/boot", true, true, true, true },
-	{ DPS_ESP, NULL, true, true, true, true },
-	{ DPS_SWAP, NULL, false, false, false, false },
+	{ DPS_VAR, "/var", true, false, false, false, false },
+	{ DPS_TMP, "/var/tmp", true, true, false, false, false },
+	{ DPS_HOME, "/home", true, false, false, false, false },
+	{ DPS_SRV, "/srv", true, false, false, false, false },
+	{ DPS_XBOOTLDR, "/boot", true, true, true, true, true },
+	{ DPS_ESP, NULL, true, true, true, true, true },
+	{ DPS_SWAP, NULL, false, false, false, false, false },
 };
 
 struct text {
@@ -646,9 +649,9 @@ static int fail_no_candidate(struct planner *p, enum dps_role role, const enum a
 		}
 	}
 	if (p->disks->n == 0)
-		r = fail(p, -ENOENT, "no disks found to look for %s %s partition on (at boot the disk "
-			 "may not have appeared yet: check the storage drivers)",
-			 arch_article(order[0]), dps_role_name(role));
+		r = fail(p, -ENOENT, "no disks found to look for %s %s %s partition on (at boot the "
+			 "disk may not have appeared yet: check the storage drivers)",
+			 arch_article(order[0]), arch_name(order[0]), dps_role_name(role));
 	else if (n_gpt == 0 && p->disks->n == 1)
 		r = fail(p, -EPERM, "%s has %s%s partition table, not GPT: discovery needs GPT; use "
 			 "%sPARTUUID=... or %s/dev/...", p->disks->disks[0].path,
@@ -1489,7 +1492,10 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 		goto out;
 	}
 	snprintf(target, sizeof(target), ROOT_MOUNT_POINT "%s", mount_point);
-	flags.rw = rm->rw && !read_only;
+	flags.rw = rm->rw && !read_only && (!rm->rw_needs_rw || p->opts->rw == 1);
+	if (rm->rw && !read_only && !flags.rw)
+		note(p, "%s partition %u mounted read-only, as the boot is (ro is the default): boot "
+		     "with rw to write to it", dps_role_name(rm->role), part->number);
 	flags.nodev = true;
 	flags.nosuid = rm->nosuid;
 	flags.noexec = rm->noexec;

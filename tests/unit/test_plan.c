@@ -144,7 +144,7 @@ static void test_plain_root(void **state)
 
 	check_ok(f, r, 2);
 	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "ro,nodev");
-	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
 	assert_ptr_equal(f->plan.steps[0].part, fx_get(f, d, 2));
 	assert_ptr_equal(f->plan.disk, &f->set.disks[d]);
 	assert_int_equal(f->plan.root_steps, 1);
@@ -152,6 +152,24 @@ static void test_plain_root(void **state)
 	assert_false(f->plan.wants_machine_id);
 	assert_string_equal(f->plan.init, "");
 	check_note(f, "disk chosen: /disk.img, the only fixed disk with an x86-64 root partition");
+	fx_free(f);
+	(void)state;
+}
+
+/* A FAT mounted read-write is marked dirty: the ESP is writable only when the boot is rw. */
+static void test_esp_writable_only_with_rw(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = simple_disk(f, "/disk.img", false);
+	int r = fx_plan(f);
+
+	check_ok(f, r, 2);
+	check_note(f, "esp partition 1 mounted read-only, as the boot is");
+	f->opts.rw = 1;
+	r = fx_plan(f);
+	check_ok(f, r, 2 + SKEL_FULL);
+	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "rw,nodev");
+	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
 	fx_free(f);
 	(void)state;
 }
@@ -186,8 +204,8 @@ static void test_full_set(void **state)
 	check_step(f, 3, OP_MOUNT, pu(d, 8), "/sysroot/var/tmp", "ext4", "rw,nodev,nosuid");
 	check_step(f, 4, OP_MOUNT, pu(d, 6), "/sysroot/home", "btrfs", "rw,nodev");
 	check_step(f, 5, OP_MOUNT, pu(d, 7), "/sysroot/srv", "xfs", "rw,nodev");
-	check_step(f, 6, OP_MOUNT, pu(d, 2), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
-	check_step(f, 7, OP_MOUNT, pu(d, 1), "/sysroot/efi", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 6, OP_MOUNT, pu(d, 2), "/sysroot/boot", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 7, OP_MOUNT, pu(d, 1), "/sysroot/efi", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
 	check_step(f, 8, OP_SWAPON, pu(d, 9), "", "swap", "");
 	assert_int_equal(f->plan.root_steps, 1);
 	assert_false(f->plan.wants_machine_id);
@@ -394,7 +412,7 @@ static void test_norecovery_rules(void **state)
 	check_step(f, 2, OP_MOUNT, pu(d, 4), "/sysroot/home", "xfs", "ro,nodev,norecovery");
 	check_step(f, 3, OP_MOUNT, pu(d, 5), "/sysroot/srv", "ext4", "rw,nodev");
 	/* The ESP ignores bit 60. */
-	check_step(f, 4, OP_MOUNT, pu(d, 6), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 4, OP_MOUNT, pu(d, 6), "/sysroot/boot", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
 	fx_free(f);
 	(void)state;
 }
@@ -502,7 +520,7 @@ static void test_esp_no_block_io_skipped(void **state)
 	r = fx_plan(f);
 	check_ok(f, r, 2);
 	/* Bit 63 means nothing for an ESP; NoBlockIO does. */
-	check_step(f, 1, OP_MOUNT, pu(d, 3), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 1, OP_MOUNT, pu(d, 3), "/sysroot/boot", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
 	check_note(f, "partition 1 (esp, label 'esp') passed over: bit 1 (NoBlockIO)");
 	fx_free(f);
 	(void)state;
@@ -570,7 +588,7 @@ static void check_explicit_root(const char *spec)
 	check_step(f, 0, OP_MOUNT, spec, "/sysroot", "ext4", "ro");
 	assert_ptr_equal(f->plan.steps[0].part, fx_get(f, d, 2));
 	/* The other partitions still come from the root's disk. */
-	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
 	assert_ptr_equal(f->plan.disk, &f->set.disks[d]);
 	fx_free(f);
 }
@@ -676,7 +694,7 @@ static void test_root_explicit_not_mounted_twice(void **state)
 	r = fx_plan(f);
 	check_ok(f, r, 2);
 	check_step(f, 0, OP_MOUNT, spec, "/sysroot", "ext4", "ro");
-	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
 	check_note(f, "partition 3 (home) not mounted again: it is named by root=");
 	fx_free(f);
 	(void)state;
@@ -770,7 +788,7 @@ static void test_root_explicit_is_discovered_usr(void **state)
 	r = fx_plan(f);
 	check_ok(f, r, 2);
 	check_step(f, 0, OP_MOUNT, spec, "/sysroot", "ext4", "ro");
-	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "rw,nodev,nosuid,noexec,umask=0077");
+	check_step(f, 1, OP_MOUNT, pu(d, 1), "/sysroot/boot", "vfat", "ro,nodev,nosuid,noexec,umask=0077");
 	check_note(f, "partition 3 not mounted on /usr: it is the root");
 	fx_free(f);
 	(void)state;
@@ -1533,6 +1551,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_root),
+		cmocka_unit_test(test_esp_writable_only_with_rw),
 		cmocka_unit_test(test_full_set),
 		cmocka_unit_test(test_versioned_labels),
 		cmocka_unit_test(test_same_label_lowest_number),
