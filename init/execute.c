@@ -126,6 +126,9 @@ static const char *mount_hint(int err)
 	switch (err) {
 	case EINVAL:
 		return " — the filesystem may be damaged: check it with fsck, or give rootfstype=";
+	case EUCLEAN: /* ext4's and xfs's word for a corrupted filesystem */
+	case EIO:
+		return " — the filesystem is damaged: repair it with fsck from a rescue system";
 	case ENODEV:
 		return " — the kernel does not know this filesystem: add its module to the initramfs";
 	case ENOENT:
