@@ -3,6 +3,7 @@
  * module.param=). Effect layer. */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,3 +30,7 @@ int modules_load_alias(struct modules *m, const char *modalias);
 /* Loads the modules for every modalias under /sys/devices. Number newly loaded, or -errno. */
 int modules_coldplug(struct modules *m);
 void modules_close(struct modules *m);
+/* libkmod's log function, to kmod_set_log_fn(): its messages at debug level, since each
+ * failure they describe is reported once, with context, by the caller. */
+void modules_log_libkmod(void *data, int priority, const char *file, int line, const char *fn,
+			 const char *format, va_list args);

@@ -20,6 +20,7 @@
 #include "cpio.h"
 #include "dps.h"
 #include "log.h"
+#include "modules.h"
 #include "util.h"
 
 #ifndef EM_LOONGARCH
@@ -297,19 +298,6 @@ out:
 
 /* ---- choosing modules ---- */
 
-static void kmod_log_to_ours(void *data, int priority, const char *file, int line, const char *fn,
-			     const char *format, va_list args)
-{
-	char text[512];
-	size_t len;
-
-	vsnprintf(text, sizeof(text), format, args);
-	len = strlen(text);
-	if (len > 0 && text[len - 1] == '\n')
-		text[len - 1] = '\0';
-	log_msg(LOG_DEBUG, "libkmod: %s", text);
-}
-
 static int open_kmod(struct builder *b)
 {
 	/* The image is for another machine: the host's modprobe.d must not shape it. */
@@ -329,7 +317,7 @@ static int open_kmod(struct builder *b)
 		log_err("unable to open the module directory %s: %s", b->moddir, strerror(-r));
 		goto out;
 	}
-	kmod_set_log_fn(b->kmod, kmod_log_to_ours, NULL);
+	kmod_set_log_fn(b->kmod, modules_log_libkmod, NULL);
 	r = kmod_load_resources(b->kmod);
 	if (r < 0)
 		log_err("unable to load the module indexes of %s: %s (run depmod -b ROOT %s)", b->moddir,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "sysfs.h"
 #include "dps.h"
 #include "log.h"
 #include "probe.h"
@@ -133,22 +134,6 @@ static void disk_release(struct disk *disk)
 	memset(disk, 0, sizeof(*disk));
 }
 
-static bool sysfs_read_line(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = read(fd, buf, size - 1);
-		close(fd);
-	}
-	if (n < 0)
-		n = 0;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return n > 0;
-}
-
 static struct disk *find_disk(struct devices *d, const char *devnode)
 {
 	for (size_t i = 0; i < d->disks.n; i++)
@@ -205,7 +190,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 	int r;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/size", name);
-	if (!sysfs_read_line(path, value, sizeof(value)) || streq(value, "0")) {
+	if (!sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) || streq(value, "0")) {
 		r = 0; /* no medium, or an unused loop/ram/zram device */
 		goto out;
 	}
@@ -221,7 +206,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "/sys/block/%s/removable", name);
-	disk->removable = sysfs_read_line(path, value, sizeof(value)) && streq(value, "1");
+	disk->removable = sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) && streq(value, "1");
 	drop_partitions_without_node(disk);
 	slot = find_disk(d, node);
 	if (slot) {
@@ -463,7 +448,7 @@ static uint64_t disk_size(const struct disk *disk)
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/size", name ? name : "");
 	/* sysfs counts 512-byte sectors whatever the logical block size */
-	return name && sysfs_read_line(path, value, sizeof(value)) ? strtoull(value, NULL, 10) * 512 : 0;
+	return name && sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) ? strtoull(value, NULL, 10) * 512 : 0;
 }
 
 static void report_disk(const struct disk *disk)

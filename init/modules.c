@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "modules.h"
+#include "sysfs.h"
 #include "util.h"
 
 #define MODALIAS_MAX 4096
@@ -28,8 +29,8 @@ struct alias_list {
 	size_t cap;
 };
 
-static void kmod_log_to_ours(void *data, int priority, const char *file, int line, const char *fn,
-			     const char *format, va_list args)
+void modules_log_libkmod(void *data, int priority, const char *file, int line, const char *fn,
+			 const char *format, va_list args)
 {
 	char text[512];
 	size_t len;
@@ -52,7 +53,7 @@ int modules_open(struct modules *m)
 		r = -ENOMEM;
 		goto out;
 	}
-	kmod_set_log_fn(m->ctx, kmod_log_to_ours, NULL);
+	kmod_set_log_fn(m->ctx, modules_log_libkmod, NULL);
 	r = kmod_load_resources(m->ctx);
 	if (r < 0) {
 		kmod_unref(m->ctx);
@@ -274,22 +275,6 @@ static void alias_list_free(struct alias_list *list)
 	free(list->items);
 }
 
-/* Reads the modalias attribute of the device directory dirfd, "" when it has none. */
-static void read_modalias(int dirfd, char *buf, size_t size)
-{
-	int fd = openat(dirfd, "modalias", O_RDONLY | O_CLOEXEC);
-	ssize_t n = 0;
-
-	if (fd >= 0) {
-		n = read(fd, buf, size - 1);
-		close(fd);
-	}
-	if (n < 0)
-		n = 0;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /* Depth-first over a sysfs directory. Symlinks (subsystem, driver, …) are never followed:
  * every device has exactly one real directory under /sys/devices. */
 static int collect_modaliases(int dirfd, struct alias_list *list)
@@ -303,7 +288,7 @@ static int collect_modaliases(int dirfd, struct alias_list *list)
 		close(dirfd);
 		goto out;
 	}
-	read_modalias(dirfd, alias, sizeof(alias));
+	sysfs_read_line_at(dirfd, "modalias", alias, sizeof(alias));
 	if (alias[0]) {
 		bool bound = faccessat(dirfd, "driver", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 
