@@ -50,6 +50,7 @@ struct plan_step {
 	char options[PLAN_OPTIONS];
 	unsigned mode;                /* OP_MKDIR, OP_SKEL_DIR */
 	const struct part *part;      /* the partition behind source, when known */
+	bool optional;                /* a failure is a warning and the boot goes on without it */
 	char reason[PLAN_TEXT];       /* one line: why this step */
 };
 

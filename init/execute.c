@@ -285,9 +285,8 @@ static int op_swapon(const struct plan_step *s, struct execute_ctx *ctx)
 	if (r == 0 && swapon(dev, 0) < 0)
 		r = -errno;
 	if (r < 0)
-		log_warn("unable to enable swap on %s: %s; continuing without it", s->source,
-			 strerror(-r));
-	return 0;
+		why_set(ctx, "unable to enable swap on %s: %s", s->source, strerror(-r));
+	return r;
 }
 
 static int op_umount(const struct plan_step *s, struct execute_ctx *ctx)
@@ -627,6 +626,11 @@ int execute_step(const struct plan_step *step, struct execute_ctx *ctx)
 	}
 	log_step(step);
 	r = op_runners[step->op].run(step, ctx);
+	if (r < 0 && step->optional) {
+		log_warn("%s; booting on without it", ctx->why);
+		ctx->why[0] = '\0';
+		r = 0;
+	}
 out:
 	return r;
 }

@@ -96,16 +96,18 @@ struct role_mount {
 	/* Writable only when the command line says rw: a FAT mounted read-write is marked dirty
 	 * on the disk, and a read-only boot must leave every disk as it found it. */
 	bool rw_needs_rw;
+	/* The system runs without it (a read-only root may even lack the mount point). */
+	bool optional;
 };
 
 static const struct role_mount role_mounts[] = {
-	{ DPS_VAR, "/var", true, false, false, false, false },
-	{ DPS_TMP, "/var/tmp", true, true, false, false, false },
-	{ DPS_HOME, "/home", true, false, false, false, false },
-	{ DPS_SRV, "/srv", true, false, false, false, false },
-	{ DPS_XBOOTLDR, "/boot", true, true, true, true, true },
-	{ DPS_ESP, NULL, true, true, true, true, true },
-	{ DPS_SWAP, NULL, false, false, false, false, false },
+	{ DPS_VAR, "/var", true, false, false, false, false, false },
+	{ DPS_TMP, "/var/tmp", true, true, false, false, false, false },
+	{ DPS_HOME, "/home", true, false, false, false, false, false },
+	{ DPS_SRV, "/srv", true, false, false, false, false, false },
+	{ DPS_XBOOTLDR, "/boot", true, true, true, true, true, true },
+	{ DPS_ESP, NULL, true, true, true, true, true, true },
+	{ DPS_SWAP, NULL, false, false, false, false, false, true },
 };
 
 struct text {
@@ -1487,6 +1489,8 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 	if (rm->role == DPS_SWAP) {
 		r = add_step(p, OP_SWAPON, source, "", "swap", part, &step);
 		if (r == 0)
+			step->optional = true;
+		if (r == 0)
 			step_reason(step, "swap: discovered partition %u of %s", part->number,
 				    p->disk->path);
 		goto out;
@@ -1504,6 +1508,7 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 	r = add_step(p, OP_MOUNT, source, target, part->fstype, part, &step);
 	if (r < 0)
 		goto out;
+	step->optional = rm->optional;
 	r = format_options(p, step->options, sizeof(step->options), &flags, target);
 	if (r < 0)
 		goto out;

@@ -289,7 +289,7 @@ static void test_symlink(void **state)
 			    "unable to create the symlink /sysroot/lib -> usr/lib: Read-only file system");
 }
 
-static void test_swapon_never_fails_the_boot(void **state)
+static void test_swapon_failure_is_the_steps_to_judge(void **state)
 {
 	struct plan_step s = step(OP_SWAPON, "PARTUUID=11111111-2222-3333-4444-555555555555", "",
 				  "", "");
@@ -299,9 +299,26 @@ static void test_swapon_never_fails_the_boot(void **state)
 	assert_int_equal(execute_step(&s, &ctx), 0);
 	expect_string(__wrap_swapon, path, "/dev/vda2");
 	will_return(__wrap_swapon, EINVAL);
+	assert_int_equal(execute_step(&s, &ctx), -EINVAL);
+	/* The planner marks swap optional: then the boot goes on. */
+	s.optional = true;
+	expect_string(__wrap_swapon, path, "/dev/vda2");
+	will_return(__wrap_swapon, EINVAL);
 	assert_int_equal(execute_step(&s, &ctx), 0);
+	assert_string_equal(ctx.why, "");
 	s = step(OP_SWAPON, "LABEL=none", "", "", "");
+	s.optional = true;
 	assert_int_equal(execute_step(&s, &ctx), 0);
+}
+
+static void test_optional_mount_failure_is_a_warning(void **state)
+{
+	struct plan_step s = step(OP_MOUNT, "/dev/vda1", "/sysroot/boot", "vfat", "ro");
+
+	s.optional = true;
+	expect_mount("/dev/vda1", "/sysroot/boot", "vfat", MS_RDONLY, "(null)", EINVAL);
+	assert_int_equal(execute_step(&s, &ctx), 0);
+	assert_string_equal(ctx.why, "");
 }
 
 static void test_umount(void **state)
@@ -589,7 +606,8 @@ int main(void)
 		cmocka_unit_test_setup(test_move, reset),
 		cmocka_unit_test_setup(test_mkdir_modes, reset),
 		cmocka_unit_test_setup(test_symlink, reset),
-		cmocka_unit_test_setup(test_swapon_never_fails_the_boot, reset),
+		cmocka_unit_test_setup(test_swapon_failure_is_the_steps_to_judge, reset),
+		cmocka_unit_test_setup(test_optional_mount_failure_is_a_warning, reset),
 		cmocka_unit_test_setup(test_umount, reset),
 		cmocka_unit_test_setup(test_steps_stop_at_first_failure, reset),
 		cmocka_unit_test_setup(test_unknown_op, reset),

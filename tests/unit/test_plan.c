@@ -165,6 +165,9 @@ static void test_esp_writable_only_with_rw(void **state)
 
 	check_ok(f, r, 2);
 	check_note(f, "esp partition 1 mounted read-only, as the boot is");
+	/* The system runs without its ESP; never without its root. */
+	assert_false(f->plan.steps[0].optional);
+	assert_true(f->plan.steps[1].optional);
 	f->opts.rw = 1;
 	r = fx_plan(f);
 	check_ok(f, r, 2 + SKEL_FULL);
