@@ -6,22 +6,31 @@
 
 #include "disk.h"
 #include "modules.h"
+#include "probe.h"
 
 struct devices {
 	int uevent_fd;            /* NETLINK_KOBJECT_UEVENT, opened before coldplug */
 	struct modules *modules;
 	struct disk_set disks;    /* every whole disk seen, probed with its partitions */
+	const struct probe_filter *filter; /* which partitions' filesystems to probe */
+	/* what discovery cost: disks probed, the time they took, when the first began */
+	unsigned probes;
+	double probe_ms;
+	double first_probe_sec;
 };
 
-/* Opens the uevent socket. Call before modules_coldplug() so no event is missed. */
-int devices_open(struct devices *d, struct modules *m);
-/* Coldplug, then loads modules for the devices that uevents announce until a pass loads
- * nothing new, then probes every block device. 0 or -errno. */
-int devices_settle(struct devices *d);
-/* Calls ready() now and after each new block device, until it returns true or timeout_ms
- * passes (timeout_ms < 0: forever). 0, or -ETIMEDOUT. */
-int devices_wait(struct devices *d, int timeout_ms, bool (*ready)(struct devices *d, void *data),
-		 void *data);
+/* Opens the uevent socket and probes the disks already there. Call before any module is
+ * loaded, so no event is missed. */
+int devices_open(struct devices *d, struct modules *m, const struct probe_filter *filter);
+/* Requests the modules of every device in sysfs (in the background when the modules are
+ * parallel). Number requested, or -errno. */
+int devices_coldplug(struct devices *d);
+/* Calls ready() now, after each new block device, and when the last module load ends
+ * (settled: every device that was there has its driver, every disk is probed), until it
+ * returns true or timeout_ms passes (timeout_ms < 0: forever). Meanwhile uevents bring
+ * modules, and disks are probed as they appear. 0, or -ETIMEDOUT. */
+int devices_wait(struct devices *d, int timeout_ms,
+		 bool (*ready)(struct devices *d, bool settled, void *data), void *data);
 /* Logs what was seen: block devices, their partition types, modaliases with no module. */
 void devices_report(const struct devices *d);
 void devices_close(struct devices *d);

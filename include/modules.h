@@ -6,10 +6,23 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct kmod_ctx;
+struct pollfd;
 
 #define MODULES_MAX_UNMATCHED 64
+/* Inserts running at once; past it a request waits for the oldest. A module's init may
+ * sleep (ahci probes its ports for 0.35 s): the others go on meanwhile. */
+#define MODULES_MAX_LOADERS 32
+
+/* One insert in a child process: it writes libkmod's result to fd and exits. */
+struct module_loader {
+	pid_t pid;
+	int fd;
+	char *name;
+	char *wanted_for;
+};
 
 struct modules {
 	struct kmod_ctx *ctx;
@@ -18,17 +31,41 @@ struct modules {
 	/* modaliases of present devices that no module matched, for the timeout report */
 	char *unmatched[MODULES_MAX_UNMATCHED];
 	size_t n_unmatched;
+	/* With parallel set, requests insert in child processes (module_loader) */
+	bool parallel;
+	struct module_loader loaders[MODULES_MAX_LOADERS];
+	size_t n_loaders;
+	char **requested; /* names handed to a loader: each is inserted once */
+	size_t n_requested;
+	size_t cap_requested;
 };
 
 /* Opens libkmod on /lib/modules/$(uname -r). 0 or -errno. */
 int modules_open(struct modules *m);
-/* Loads each module of a comma-separated list (rd.modules-load=). 0 or the first -errno. */
+/* Loads each module of a comma-separated list (rd.modules-load=), in the background when
+ * parallel is set. 0 or the first -errno. */
 int modules_load_names(struct modules *m, const char *list);
 /* Loads every module matching one modalias; records it as unmatched when none does.
- * Returns the number of modules newly loaded, or -errno. */
+ * Returns when they are in the kernel: the number newly loaded, or -errno. */
 int modules_load_alias(struct modules *m, const char *modalias);
-/* Loads the modules for every modalias under /sys/devices. Number newly loaded, or -errno. */
+/* Like modules_load_alias(), but with parallel set the inserts start in the background,
+ * at normal priority when soon is set (the plan waits for them), else yielding: the number
+ * of modules newly requested, or -errno. */
+int modules_request_alias(struct modules *m, const char *modalias, bool soon);
+/* Requests the modules for every modalias under /sys/devices. Number requested, or -errno. */
 int modules_coldplug(struct modules *m);
+/* Turns background inserts on or off; off waits for every running one first. */
+void modules_set_parallel(struct modules *m, bool parallel);
+/* Lowers the background inserts still running to the lowest priority: the boot goes on
+ * without them. */
+void modules_yield(struct modules *m);
+/* Number of background inserts still running. */
+size_t modules_loading(const struct modules *m);
+/* Fills up to max pollfds that become readable when a background insert ends. Count. */
+size_t modules_poll_fds(const struct modules *m, struct pollfd *fds, size_t max);
+/* Collects the background inserts that ended (all of them when wait is set), logging each
+ * result. Number of modules they inserted. */
+int modules_reap(struct modules *m, bool wait);
 void modules_close(struct modules *m);
 /* libkmod's log function, to kmod_set_log_fn(): its messages at debug level, since each
  * failure they describe is reported once, with context, by the caller. */

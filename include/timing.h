@@ -25,6 +25,9 @@ double timing_now(void);
 void timing_begin(struct timings *t, const char *name);
 /* Ends the stage begun last and logs "stage NAME: N.N ms". */
 void timing_end(struct timings *t);
+/* Keeps a measure that is not a stage (the probes spread over several stages): start is
+ * when the first began, duration their sum. Logs nothing. */
+void timing_add(struct timings *t, const char *name, double start_sec, double duration_ms);
 /* The file's text: "earlymount VERSION", then "NAME START_SECONDS DURATION_MS" per stage, then
  * "handoff START_SECONDS 0" once handoff_sec is set. Pure. Length written, or -E2BIG. */
 int timing_format(const struct timings *t, const char *version, char *buf, size_t size);

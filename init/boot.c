@@ -14,6 +14,7 @@
 #include "cmdline.h"
 #include "commands.h"
 #include "devices.h"
+#include "dps.h"
 #include "efivars.h"
 #include "emergency.h"
 #include "execute.h"
@@ -133,8 +134,19 @@ static int stage_rd_emergency(struct boot *b)
 	return 0;
 }
 
+/* Discovery needs the filesystems of DPS partitions only; root=, mount.usr= and
+ * earlymount.disk= may name any partition, by its filesystem's UUID or label too. */
+static bool wants_filesystem(const struct part *part, void *data)
+{
+	const struct options *o = data;
+
+	return o->root_kind == ROOT_DEVICE || o->usr || o->disk || dps_type_from_uuid(part->type);
+}
+
 static int stage_modules(struct boot *b)
 {
+	static struct probe_filter filter = { wants_filesystem, NULL };
+
 	struct utsname u;
 	int r = modules_open(&b->modules);
 
@@ -145,9 +157,13 @@ static int stage_modules(struct boot *b)
 			 u.release, strerror(-r));
 	}
 	/* Listen before coldplug, so no uevent of a device the coldplug brings up is missed. */
-	r = devices_open(&b->devices, &b->modules);
+	filter.data = &b->opts;
+	r = devices_open(&b->devices, &b->modules, &filter);
 	if (r < 0)
 		return fail_with(b, r, "unable to listen to kernel uevents: %s", strerror(-r));
+	/* Drivers load side by side until the plan is made: the disk's need not wait behind
+	 * a controller's that probes empty ports. */
+	modules_set_parallel(&b->modules, true);
 	if (b->opts.modules_load) {
 		r = modules_load_names(&b->modules, b->opts.modules_load);
 		if (r < 0)
@@ -159,7 +175,7 @@ static int stage_modules(struct boot *b)
 
 static int stage_devices(struct boot *b)
 {
-	devices_settle(&b->devices);
+	devices_coldplug(&b->devices);
 	return 0;
 }
 
@@ -197,13 +213,40 @@ out:
 	return 0;
 }
 
-static bool plan_ready(struct devices *d, void *data)
+/* While other drivers still load, the filesystems a plan would mount load beside them. */
+static void prefetch_filesystems(struct boot *b)
+{
+	char alias[sizeof("fs-") + sizeof(b->plan.steps[0].fstype)];
+
+	for (size_t i = 0; i < b->plan.n_steps; i++) {
+		const char *fstype = b->plan.steps[i].fstype;
+
+		if (!fstype[0] || filesystem_registered(fstype))
+			continue;
+		snprintf(alias, sizeof(alias), "fs-%s", fstype);
+		modules_request_alias(&b->modules, alias, true);
+	}
+}
+
+/* A root named on the command line or a disk named by the boot loader: no disk still to
+ * come changes the choice (only a clone could, and the duplicate check covers the disks
+ * that are there when the root appears). */
+static bool plan_pinned(const struct boot *b)
+{
+	return b->opts.root_kind == ROOT_DEVICE || b->machine.loader_partuuid[0];
+}
+
+/* A plan counts once the devices settled, when a disk still to come could make it
+ * ambiguous; a pinned one counts as soon as it is made. */
+static bool plan_ready(struct devices *d, bool settled, void *data)
 {
 	struct boot *b = data;
 	struct plan_input in = { &b->opts, &d->disks, &b->machine };
 
 	b->plan_result = plan_build(&in, &b->plan);
-	if (b->plan_result == -ENOENT && !b->wait_announced) {
+	if (b->plan_result == 0 && !settled)
+		prefetch_filesystems(b);
+	if (b->plan_result == -ENOENT && settled && !b->wait_announced) {
 		b->wait_announced = true;
 		if (b->opts.rootwait || b->opts.timeout_sec == 0)
 			log_info("waiting for the root partition: %s", b->plan.error);
@@ -212,10 +255,19 @@ static bool plan_ready(struct devices *d, void *data)
 				 b->opts.timeout_sec > 0 ? b->opts.timeout_sec : DEFAULT_TIMEOUT_SEC,
 				 b->plan.error);
 	}
-	return b->plan_result != -ENOENT;
+	if (b->plan_result == 0 && !settled && plan_pinned(b)) {
+		modules_yield(&b->modules);
+		return true;
+	}
+	return settled && b->plan_result != -ENOENT;
 }
 
-static bool never_ready(struct devices *d, void *data)
+static bool when_settled(struct devices *d, bool settled, void *data)
+{
+	return settled;
+}
+
+static bool never_ready(struct devices *d, bool settled, void *data)
 {
 	return false;
 }
@@ -244,6 +296,14 @@ static int stage_wait_for_plan(struct boot *b)
 					     : 0;
 	}
 	r = devices_wait(&b->devices, timeout_ms, plan_ready, b);
+	if (r == -ETIMEDOUT && b->plan_result == 0) {
+		/* a driver stuck in its init must not hold a boot whose root is there */
+		log_warn("gave up waiting for %zu module loads; going on with the disks present",
+			 modules_loading(&b->modules));
+		r = 0;
+	}
+	modules_set_parallel(&b->modules, false);
+	log_info("discovery: %u disk probes, %.1f ms", b->devices.probes, b->devices.probe_ms);
 	if (r == -ETIMEDOUT) {
 		devices_report(&b->devices);
 		return fail_with(b, r,
@@ -358,8 +418,13 @@ static int run_hooks(struct boot *b, enum hook_point point, const struct plan *p
 	return hooks_run(HOOKS_DIR, &facts, b->why, sizeof(b->why));
 }
 
+/* The pre-discover hooks are promised settled devices (see hooks.h). */
 static int stage_hooks_pre_discover(struct boot *b)
 {
+	static struct hooks_list list;
+
+	if (hooks_list_dir(HOOKS_DIR "/pre-discover.d", &list) == 0 && list.n > 0)
+		devices_wait(&b->devices, plan_timeout_ms(&b->opts), when_settled, b);
 	return run_hooks(b, HOOK_PRE_DISCOVER, NULL);
 }
 
@@ -381,6 +446,8 @@ static int handoff(struct boot *b)
 
 	if (r < 0)
 		goto out;
+	/* after the stages: timing_end() ends the entry added last */
+	timing_add(&b->timings, "probes", b->devices.first_probe_sec, b->devices.probe_ms);
 	devices_close(&b->devices);
 	modules_close(&b->modules);
 	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));

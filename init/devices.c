@@ -19,6 +19,7 @@
 #include "dps.h"
 #include "log.h"
 #include "probe.h"
+#include "timing.h"
 #include "util.h"
 
 /* The kernel caps one uevent at UEVENT_BUFFER_SIZE (2048) plus the header. */
@@ -37,7 +38,9 @@ struct uevent {
 	const char *modalias;
 };
 
-int devices_open(struct devices *d, struct modules *m)
+static int scan_block_devices(struct devices *d);
+
+int devices_open(struct devices *d, struct modules *m, const struct probe_filter *filter)
 {
 	struct sockaddr_nl addr = {
 		.nl_family = AF_NETLINK,
@@ -48,6 +51,7 @@ int devices_open(struct devices *d, struct modules *m)
 
 	memset(d, 0, sizeof(*d));
 	d->modules = m;
+	d->filter = filter;
 	d->uevent_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			      NETLINK_KOBJECT_UEVENT);
 	if (d->uevent_fd < 0) {
@@ -62,7 +66,12 @@ int devices_open(struct devices *d, struct modules *m)
 		r = -errno;
 		close(d->uevent_fd);
 		d->uevent_fd = -1;
+		goto out;
 	}
+	/* What built-in drivers made before we listened; every later disk sends an event */
+	if (scan_block_devices(d) < 0)
+		log_warn("unable to list /sys/class/block: %s", strerror(errno));
+	r = 0;
 out:
 	return r;
 }
@@ -186,6 +195,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 {
 	char path[PATH_MAX], node[PATH_MAX], value[32];
 	struct disk_set probed = { 0 };
+	double began;
 	struct disk *disk, *slot;
 	int r;
 
@@ -200,7 +210,11 @@ static int probe_whole_disk(struct devices *d, const char *name)
 		r = -ENOMEM;
 		goto out;
 	}
-	r = probe_disk(node, disk);
+	began = timing_now();
+	if (d->probes++ == 0)
+		d->first_probe_sec = began;
+	r = probe_disk_filtered(node, disk, d->filter);
+	d->probe_ms += (timing_now() - began) * 1e3;
 	if (r < 0) {
 		log_warn("unable to probe %s: %s", node, strerror(-r));
 		goto out;
@@ -300,10 +314,9 @@ static void forget_disk(struct devices *d, const char *name)
 	log_debug("%s went away", node);
 }
 
-#define BATCH_MAX_DISKS 16
+#define BATCH_MAX_DISKS 64
 
 struct batch {
-	int loaded;       /* modules inserted */
 	bool disks_changed;
 	bool lost;        /* the kernel dropped uevents: sysfs must be scanned again */
 	/* disks to probe once the queue is drained: a disk and its partitions announce
@@ -324,8 +337,29 @@ static void batch_want_probe(struct batch *b, const char *name)
 		b->pending_overflow = true;
 }
 
+/* The kernel announces a disk once it has read its partition table, then each partition:
+ * an add of what a probe saw already brings nothing new. */
+static bool already_probed(const struct devices *d, const struct uevent *ev)
+{
+	char node[PATH_MAX];
+	bool found = false;
+
+	if (!ev->devname)
+		goto out;
+	snprintf(node, sizeof(node), "/dev/%s", ev->devname);
+	for (size_t i = 0; i < d->disks.n && !found; i++) {
+		const struct disk *disk = &d->disks.disks[i];
+
+		found = streq(disk->path, node);
+		for (size_t j = 0; j < disk->n_parts && !found; j++)
+			found = streq(disk->parts[j].devpath, node);
+	}
+out:
+	return found;
+}
+
 /* Handles every queued uevent without blocking. */
-static void drain_uevents(struct devices *d, bool watch_disks, struct batch *b)
+static void drain_uevents(struct devices *d, struct batch *b)
 {
 	char buf[UEVENT_MSG_MAX];
 	struct uevent ev;
@@ -334,16 +368,12 @@ static void drain_uevents(struct devices *d, bool watch_disks, struct batch *b)
 	while (uevent_receive(d->uevent_fd, buf, sizeof(buf), &ev, &b->lost) > 0) {
 		bool add = streq(ev.action, "add");
 
-		if (add && ev.modalias) {
-			int r = modules_load_alias(d->modules, ev.modalias);
-
-			if (r > 0)
-				b->loaded += r;
-		}
-		if (!watch_disks || !ev.subsystem || !streq(ev.subsystem, "block") ||
+		if (add && ev.modalias)
+			modules_request_alias(d->modules, ev.modalias, false);
+		if (!ev.subsystem || !streq(ev.subsystem, "block") ||
 		    !uevent_disk_name(&ev, name, sizeof(name)))
 			continue;
-		if (add || streq(ev.action, "change")) {
+		if ((add && !already_probed(d, &ev)) || streq(ev.action, "change")) {
 			batch_want_probe(b, name);
 		} else if (streq(ev.action, "remove") && streq(ev.devtype, "disk")) {
 			forget_disk(d, name);
@@ -359,29 +389,12 @@ static void drain_uevents(struct devices *d, bool watch_disks, struct batch *b)
 			b->disks_changed = true;
 }
 
-int devices_settle(struct devices *d)
+int devices_coldplug(struct devices *d)
 {
-	struct batch b;
-	int r;
+	int r = modules_coldplug(d->modules);
 
-	/* the scan at the end probes every disk: what the events announce meanwhile is moot */
-	r = modules_coldplug(d->modules);
 	if (r < 0)
 		log_warn("unable to scan /sys/devices for modaliases: %s", strerror(-r));
-	/* A load returns after the driver bound its devices, so their uevents are queued by
-	 * then: one more pass finds the modules that those new devices want. */
-	do {
-		b = (struct batch){ 0 };
-		drain_uevents(d, false, &b);
-		if (b.lost) {
-			log_warn("uevents were lost (receive buffer full); scanning /sys/devices again");
-			r = modules_coldplug(d->modules);
-			b.loaded += r > 0 ? r : 0;
-		}
-	} while (b.loaded > 0);
-	r = scan_block_devices(d);
-	if (r < 0)
-		log_warn("unable to list /sys/class/block: %s", strerror(-r));
 	return r;
 }
 
@@ -393,35 +406,48 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int devices_wait(struct devices *d, int timeout_ms, bool (*ready)(struct devices *d, void *data),
-		 void *data)
+/* Settled: no module is loading and no uevent waits. Modules' devices send their events
+ * before the insert returns, so a finished load has queued everything it brought. */
+static bool settled(const struct devices *d)
+{
+	return modules_loading(d->modules) == 0;
+}
+
+int devices_wait(struct devices *d, int timeout_ms,
+		 bool (*ready)(struct devices *d, bool settled, void *data), void *data)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
-	bool done = ready(d, data);
+	bool was_settled = settled(d);
+	bool done = ready(d, was_settled, data);
 	int r = 0;
 
 	while (!done) {
-		struct pollfd pfd = { .fd = d->uevent_fd, .events = POLLIN };
+		struct pollfd pfd[1 + MODULES_MAX_LOADERS] = { { .fd = d->uevent_fd, .events = POLLIN } };
+		size_t n = 1 + modules_poll_fds(d->modules, pfd + 1, MODULES_MAX_LOADERS);
 		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
 		struct batch b = { 0 };
+		bool now_settled;
 
 		if (deadline >= 0 && left <= 0) {
 			r = -ETIMEDOUT;
 			goto out;
 		}
-		if (poll(&pfd, 1, left > INT32_MAX ? INT32_MAX : (int)left) < 0 && errno != EINTR) {
+		if (poll(pfd, n, left > INT32_MAX ? INT32_MAX : (int)left) < 0 && errno != EINTR) {
 			r = -errno;
 			goto out;
 		}
-		drain_uevents(d, true, &b);
+		drain_uevents(d, &b);
 		if (b.lost) {
 			log_warn("uevents were lost (receive buffer full); scanning sysfs again");
 			modules_coldplug(d->modules);
 			scan_block_devices(d);
 			b.disks_changed = true;
 		}
-		if (b.disks_changed)
-			done = ready(d, data);
+		modules_reap(d->modules, false);
+		now_settled = settled(d);
+		if (b.disks_changed || now_settled != was_settled)
+			done = ready(d, now_settled, data);
+		was_settled = now_settled;
 	}
 out:
 	return r;
@@ -451,7 +477,7 @@ static uint64_t disk_size(const struct disk *disk)
 	return name && sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) ? strtoull(value, NULL, 10) * 512 : 0;
 }
 
-static void report_disk(const struct disk *disk)
+static void report_disk(const struct disk *disk, const struct probe_filter *filter)
 {
 	char size[32];
 
@@ -469,7 +495,8 @@ static void report_disk(const struct disk *disk)
 		log_notice("  partition %u: %s, type %s%s%s%s%s%s, %s, PARTUUID %s%s%s%s", p->number, psize, p->type,
 			   type ? " (" : "", type ? dps_role_name(type->role) : "",
 			   arch ? " " : "", arch ? arch : "", type ? ")" : "",
-			   p->fstype[0] ? p->fstype : "no filesystem recognised",
+			   p->fstype[0] ? p->fstype : !filter || filter->want_filesystem(p, filter->data)
+				? "no filesystem recognised" : "filesystem not probed",
 			   p->partuuid[0] ? p->partuuid : "none", p->label[0] ? ", label \"" : "",
 			   p->label, p->label[0] ? "\"" : "");
 	}
@@ -537,7 +564,7 @@ void devices_report(const struct devices *d)
 	else
 		log_notice("block devices seen: %zu", d->disks.n);
 	for (size_t i = 0; i < d->disks.n; i++)
-		report_disk(&d->disks.disks[i]);
+		report_disk(&d->disks.disks[i], d->filter);
 	if (!m || m->n_unmatched == 0)
 		return;
 	report_unmatched(m, true, LOG_ERR,

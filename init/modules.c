@@ -6,9 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libkmod/libkmod.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -17,6 +20,16 @@
 #include "util.h"
 
 #define MODALIAS_MAX 4096
+/* Background inserts yield to the boot's own work and to what the plan waits for; once
+ * the plan is made, to everything. */
+#define LOADER_NICE 10
+#define LOADER_NICE_YIELD 19
+
+enum load_mode {
+	LOAD_NOW,        /* here, before returning */
+	LOAD_SOON,       /* in the background at normal priority: the plan needs it */
+	LOAD_BACKGROUND, /* in the background, yielding */
+};
 
 struct alias_seen {
 	char *alias;
@@ -63,15 +76,6 @@ out:
 	return r;
 }
 
-void modules_close(struct modules *m)
-{
-	for (size_t i = 0; i < m->n_unmatched; i++)
-		free(m->unmatched[i]);
-	if (m->ctx)
-		kmod_unref(m->ctx);
-	memset(m, 0, sizeof(*m));
-}
-
 /* Enough to recognise a device (bus, vendor, device, class); CPU modaliases list every
  * feature flag and run to kilobytes. */
 #define UNMATCHED_SHOWN 96
@@ -93,18 +97,12 @@ static void record_unmatched(struct modules *m, const char *what)
 		m->unmatched[m->n_unmatched++] = copy;
 }
 
-/* 1 when inserted, 0 when there was nothing to do, -errno when the insert failed (counted
- * and reported here, where the module name and the reason are known). */
-static int insert_module(struct modules *m, struct kmod_module *mod, const char *wanted_for)
+/* What libkmod's answer r for module name means: 1 inserted, 0 nothing to do, -errno a
+ * failure, counted and reported here, where the module name and the reason are known. */
+static int insert_result(struct modules *m, const char *name, const char *wanted_for, int r)
 {
-	const char *name = kmod_module_get_name(mod);
-	int state = kmod_module_get_initstate(mod);
 	char missing[MODALIAS_MAX + 128];
-	int r = 0;
 
-	if (state == KMOD_MODULE_BUILTIN || state == KMOD_MODULE_LIVE || state == KMOD_MODULE_COMING)
-		goto out;
-	r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL, NULL);
 	if (r == 0) {
 		m->loaded++;
 		log_debug("loaded module %s for %s", name, wanted_for);
@@ -127,13 +125,228 @@ static int insert_module(struct modules *m, struct kmod_module *mod, const char 
 		m->failed++;
 		log_warn("unable to load module %s for %s: %s", name, wanted_for, strerror(-r));
 	}
+	return r;
+}
+
+static int probe_insert(struct kmod_module *mod)
+{
+	return kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
+					       NULL);
+}
+
+static bool was_requested(const struct modules *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_requested; i++)
+		if (streq(m->requested[i], name))
+			return true;
+	return false;
+}
+
+static int remember_request(struct modules *m, const char *name)
+{
+	int r = 0;
+
+	if (m->n_requested == m->cap_requested) {
+		size_t cap = m->cap_requested ? m->cap_requested * 2 : 64;
+		char **grown = realloc(m->requested, cap * sizeof(*grown));
+
+		if (!grown) {
+			r = -ENOMEM;
+			goto out;
+		}
+		m->requested = grown;
+		m->cap_requested = cap;
+	}
+	m->requested[m->n_requested] = strdup(name);
+	if (!m->requested[m->n_requested])
+		r = -ENOMEM;
+	else
+		m->n_requested++;
 out:
 	return r;
 }
 
+static void loader_release(struct modules *m, size_t i)
+{
+	struct module_loader *l = &m->loaders[i];
+
+	close(l->fd);
+	free(l->name);
+	free(l->wanted_for);
+	m->loaders[i] = m->loaders[--m->n_loaders];
+}
+
+/* Waits for loader i to report, and handles its result. 1 inserted, 0 or -errno. */
+static int loader_finish(struct modules *m, size_t i)
+{
+	struct module_loader *l = &m->loaders[i];
+	struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+	int result = -EIO;
+	ssize_t n;
+	int r;
+
+	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+		;
+	n = read(l->fd, &result, sizeof(result));
+	if (n != (ssize_t)sizeof(result))
+		result = -EIO; /* the loader died before it could answer */
+	/* ECHILD: an emergency shell's reaper took it; its answer is in the pipe all the same */
+	while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	r = insert_result(m, l->name, l->wanted_for, result);
+	loader_release(m, i);
+	return r;
+}
+
+static bool loader_done(const struct module_loader *l)
+{
+	struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
+/* Inserts mod in a child process; the pipe tells when it is done, and what libkmod said.
+ * The insert runs at the given nice level: with one CPU, what the plan waits for goes
+ * first. */
+static int loader_start(struct modules *m, struct kmod_module *mod, const char *wanted_for,
+			int nice_level)
+{
+	const char *name = kmod_module_get_name(mod);
+	struct module_loader *l;
+	int fds[2];
+	pid_t pid;
+	int r = 0;
+
+	if (m->n_loaders == MODULES_MAX_LOADERS)
+		loader_finish(m, 0);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int result;
+
+		setpriority(PRIO_PROCESS, 0, nice_level);
+		result = probe_insert(mod);
+
+		(void)!write(fds[1], &result, sizeof(result));
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		goto out;
+	}
+	l = &m->loaders[m->n_loaders++];
+	*l = (struct module_loader){ .pid = pid, .fd = fds[0], .name = strdup(name),
+				     .wanted_for = strdup(wanted_for) };
+	if (!l->name || !l->wanted_for) {
+		/* it runs all the same; only its report is lost */
+		waitpid(pid, NULL, 0);
+		loader_release(m, m->n_loaders - 1);
+		r = -ENOMEM;
+		goto out;
+	}
+	r = remember_request(m, name);
+out:
+	return r;
+}
+
+/* 1 when inserted (or, in the background, requested), 0 when there was nothing to do,
+ * -errno when the insert failed. */
+static int insert_module(struct modules *m, struct kmod_module *mod, const char *wanted_for,
+			 enum load_mode mode)
+{
+	const char *name = kmod_module_get_name(mod);
+	int state = kmod_module_get_initstate(mod);
+	int r = 0;
+
+	if (state == KMOD_MODULE_BUILTIN || state == KMOD_MODULE_LIVE)
+		goto out;
+	if (mode != LOAD_NOW && m->parallel) {
+		if (state == KMOD_MODULE_COMING || was_requested(m, name))
+			goto out;
+		r = loader_start(m, mod, wanted_for, mode == LOAD_SOON ? 0 : LOADER_NICE);
+		if (r == 0) {
+			r = 1;
+			goto out;
+		}
+		log_debug("unable to load %s in the background (%s): loading it now", name,
+			  strerror(-r));
+	}
+	/* loading in the background already: its answer is this one's (a module that is
+	 * COMING for another reason makes the kernel wait in the insert, then say EEXIST) */
+	for (size_t i = 0; i < m->n_loaders; i++) {
+		if (streq(m->loaders[i].name, name)) {
+			r = loader_finish(m, i);
+			goto out;
+		}
+	}
+	r = insert_result(m, name, wanted_for, probe_insert(mod));
+out:
+	return r;
+}
+
+void modules_set_parallel(struct modules *m, bool parallel)
+{
+	m->parallel = parallel;
+}
+
+void modules_yield(struct modules *m)
+{
+	for (size_t i = 0; i < m->n_loaders; i++)
+		setpriority(PRIO_PROCESS, m->loaders[i].pid, LOADER_NICE_YIELD);
+}
+
+size_t modules_loading(const struct modules *m)
+{
+	return m->n_loaders;
+}
+
+size_t modules_poll_fds(const struct modules *m, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+
+	for (; n < m->n_loaders && n < max; n++)
+		fds[n] = (struct pollfd){ .fd = m->loaders[n].fd, .events = POLLIN };
+	return n;
+}
+
+int modules_reap(struct modules *m, bool wait)
+{
+	int loaded = 0;
+
+	for (size_t i = 0; i < m->n_loaders;) {
+		if (wait || loader_done(&m->loaders[i]))
+			loaded += loader_finish(m, i) > 0; /* the last loader moved into i */
+		else
+			i++;
+	}
+	return loaded;
+}
+
+void modules_close(struct modules *m)
+{
+	/* a loader still running now is stuck in a module's init: it is left to finish alone */
+	modules_reap(m, false);
+	while (m->n_loaders > 0)
+		loader_release(m, 0);
+	for (size_t i = 0; i < m->n_requested; i++)
+		free(m->requested[i]);
+	free(m->requested);
+	for (size_t i = 0; i < m->n_unmatched; i++)
+		free(m->unmatched[i]);
+	if (m->ctx)
+		kmod_unref(m->ctx);
+	memset(m, 0, sizeof(*m));
+}
+
 /* Loads what matches alias. *matched tells whether the index knew it at all. Number of
  * modules inserted, or the -errno of the lookup or, with first_error, of the first insert. */
-static int load_lookup(struct modules *m, const char *alias, bool *matched, int *first_error)
+static int load_lookup(struct modules *m, const char *alias, enum load_mode mode, bool *matched,
+		       int *first_error)
 {
 	struct kmod_list *list = NULL, *l;
 	int loaded = 0;
@@ -149,7 +362,7 @@ static int load_lookup(struct modules *m, const char *alias, bool *matched, int 
 		goto out;
 	kmod_list_foreach(l, list) {
 		struct kmod_module *mod = kmod_module_get_module(l);
-		int one = insert_module(m, mod, alias);
+		int one = insert_module(m, mod, alias, mode);
 
 		*matched = true;
 		if (one > 0)
@@ -164,10 +377,10 @@ out:
 	return r;
 }
 
-static int load_alias(struct modules *m, const char *modalias, bool record)
+static int load_alias(struct modules *m, const char *modalias, bool record, enum load_mode mode)
 {
 	bool matched;
-	int r = load_lookup(m, modalias, &matched, NULL);
+	int r = load_lookup(m, modalias, mode, &matched, NULL);
 
 	if (r >= 0 && !matched) {
 		log_debug("no module for %s", modalias);
@@ -198,7 +411,7 @@ static int load_mount_time_modules(struct modules *m, const char *alias)
 		if (!streq(mount_time_modules[i].alias, alias))
 			continue;
 		for (size_t j = 0; mount_time_modules[i].modules[j]; j++) {
-			int r = load_alias(m, mount_time_modules[i].modules[j], false);
+			int r = load_alias(m, mount_time_modules[i].modules[j], false, LOAD_NOW);
 
 			loaded += r > 0 ? r : 0;
 		}
@@ -208,11 +421,16 @@ static int load_mount_time_modules(struct modules *m, const char *alias)
 
 int modules_load_alias(struct modules *m, const char *modalias)
 {
-	int r = load_alias(m, modalias, true);
+	int r = load_alias(m, modalias, true, LOAD_NOW);
 
 	if (r >= 0)
 		r += load_mount_time_modules(m, modalias);
 	return r;
+}
+
+int modules_request_alias(struct modules *m, const char *modalias, bool soon)
+{
+	return load_alias(m, modalias, true, soon ? LOAD_SOON : LOAD_BACKGROUND);
 }
 
 int modules_load_names(struct modules *m, const char *list)
@@ -227,7 +445,7 @@ int modules_load_names(struct modules *m, const char *list)
 	}
 	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		bool matched;
-		int r = load_lookup(m, name, &matched, &first);
+		int r = load_lookup(m, name, LOAD_BACKGROUND, &matched, &first);
 
 		if (r >= 0 && !matched) {
 			log_warn("unable to load module %s: it is not in the initramfs (add it with earlymount initramfs --module %s)",
@@ -343,11 +561,12 @@ int modules_coldplug(struct modules *m)
 			i++;
 			bound = bound && list.items[i].bound;
 		}
-		one = load_alias(m, list.items[i].alias, !bound);
+		one = load_alias(m, list.items[i].alias, !bound, LOAD_BACKGROUND);
 		if (one > 0)
 			loaded += one;
 	}
-	log_info("coldplug: %zu device modaliases, %d modules loaded", list.n, loaded);
+	log_info("coldplug: %zu device modaliases, %d modules %s", list.n, loaded,
+		 m->parallel ? "requested" : "loaded");
 	r = loaded;
 out:
 	alias_list_free(&list);

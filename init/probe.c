@@ -92,7 +92,7 @@ static bool part_range(blkid_partition par, uint64_t disk_size, uint64_t *start,
 }
 
 static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_partition par,
-			 uint64_t disk_size)
+			 uint64_t disk_size, const struct probe_filter *filter)
 {
 	struct part *part;
 	uint64_t start, size;
@@ -126,13 +126,14 @@ static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_part
 		if (r < 0)
 			goto out;
 	}
-	if (size > 0)
+	if (size > 0 && (!filter || filter->want_filesystem(part, filter->data)))
 		probe_filesystem(fd, disk->path, part);
 out:
 	return r;
 }
 
-static int probe_partitions(int fd, bool is_blockdev, struct disk *disk)
+static int probe_partitions(int fd, bool is_blockdev, struct disk *disk,
+			    const struct probe_filter *filter)
 {
 	blkid_probe pr = blkid_new_probe();
 	blkid_partlist list;
@@ -172,7 +173,7 @@ static int probe_partitions(int fd, bool is_blockdev, struct disk *disk)
 		blkid_partition par = blkid_partlist_get_partition(list, i);
 
 		if (par)
-			r = add_partition(fd, is_blockdev, disk, par, disk_size);
+			r = add_partition(fd, is_blockdev, disk, par, disk_size, filter);
 	}
 out:
 	if (pr)
@@ -180,7 +181,7 @@ out:
 	return r;
 }
 
-int probe_disk(const char *path, struct disk *disk)
+int probe_disk_filtered(const char *path, struct disk *disk, const struct probe_filter *filter)
 {
 	struct stat st;
 	int fd = -1, r;
@@ -205,9 +206,14 @@ int probe_disk(const char *path, struct disk *disk)
 	/* An empty file has nothing to probe, and libblkid refuses a zero-sized device. */
 	if (S_ISREG(st.st_mode) && st.st_size == 0)
 		goto out;
-	r = probe_partitions(fd, S_ISBLK(st.st_mode), disk);
+	r = probe_partitions(fd, S_ISBLK(st.st_mode), disk, filter);
 out:
 	if (fd >= 0)
 		close(fd);
 	return r;
+}
+
+int probe_disk(const char *path, struct disk *disk)
+{
+	return probe_disk_filtered(path, disk, NULL);
 }

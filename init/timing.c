@@ -43,6 +43,18 @@ void timing_begin(struct timings *t, const char *name)
 		t->n++;
 }
 
+void timing_add(struct timings *t, const char *name, double start_sec, double duration_ms)
+{
+	struct timing_stage *s;
+
+	if (t->n >= TIMING_MAX_STAGES)
+		return;
+	s = &t->stages[t->n++];
+	copy_str(s->name, sizeof(s->name), name);
+	s->start_sec = start_sec;
+	s->duration_ms = duration_ms;
+}
+
 void timing_end(struct timings *t)
 {
 	struct timing_stage *s = timing_current(t);

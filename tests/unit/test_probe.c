@@ -126,6 +126,38 @@ static void test_gpt_image(void **state)
 	assert_true(p->flags == 0);
 }
 
+static bool only_esp(const struct part *part, void *data)
+{
+	unsigned *asked = data;
+
+	(*asked)++;
+	return streq(part->type, "c12a7328-f81f-11d2-ba4b-00a0c93ec93b");
+}
+
+/* A filter leaves the table fields whole and the unwanted filesystems unread. */
+static void test_filtered(void **state)
+{
+	struct fixture *f = *state;
+	unsigned asked = 0;
+	struct probe_filter filter = { only_esp, &asked };
+	const struct part *p;
+
+	mkdisk(f, "'type=root size=4 uuid=AAAAAAAA-1111-4111-8111-111111111111 fs=ext4 fslabel=rootfs' "
+		  "'type=esp size=2 fs=vfat fslabel=ESP'");
+	assert_int_equal(probe_disk_filtered(f->image, f->disk, &filter), 0);
+	assert_int_equal(f->disk->n_parts, 2);
+	assert_int_equal(asked, 2);
+	p = part_number(f->disk, 1);
+	assert_non_null(p);
+	assert_string_equal(p->partuuid, "aaaaaaaa-1111-4111-8111-111111111111");
+	assert_string_equal(p->fstype, "");
+	assert_string_equal(p->fslabel, "");
+	p = part_number(f->disk, 2);
+	assert_non_null(p);
+	assert_string_equal(p->fstype, "vfat");
+	assert_string_equal(p->fslabel, "ESP");
+}
+
 static void test_dos_image(void **state)
 {
 	struct fixture *f = *state;
@@ -237,6 +269,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_gpt_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filtered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dos_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_mbr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_table, setup, teardown),

@@ -59,6 +59,21 @@ static void test_stages_measured(void **state)
 	assert_true(t.stages[1].start_sec >= t.stages[0].start_sec);
 }
 
+static void test_add(void **state)
+{
+	struct timings t = { .n = 0 };
+	char buf[256];
+
+	timing_add(&t, "probes", 1.5, 42.25);
+	assert_int_equal(t.n, 1);
+	timing_format(&t, "9.9", buf, sizeof(buf));
+	assert_string_equal(buf, "earlymount 9.9\nprobes 1.500000 42.250\n");
+	t.n = TIMING_MAX_STAGES;
+	timing_add(&t, "lost", 2.0, 1.0); /* full: dropped, nothing overwritten */
+	assert_int_equal(t.n, TIMING_MAX_STAGES);
+	assert_string_equal(t.stages[0].name, "probes");
+}
+
 static void test_overflow_is_harmless(void **state)
 {
 	struct timings t = { 0 };
@@ -103,6 +118,7 @@ int main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_format_too_small),
 		cmocka_unit_test(test_stages_measured),
+		cmocka_unit_test(test_add),
 		cmocka_unit_test(test_overflow_is_harmless),
 		cmocka_unit_test(test_write),
 	};
