@@ -1,14 +1,16 @@
-/* Compression of initramfs images in the formats the kernel unpacks (CONFIG_RD_GZIP,
- * CONFIG_RD_ZSTD, CONFIG_RD_XZ). Works on memory; reproducible output. */
+/* Compression of initramfs images and of the modules inside them, through the host's own
+ * programs (gzip, zstd, xz), as dracut, mkinitcpio and initramfs-tools do: PID 1 only ever
+ * decompresses, so earlymount links no encoder. The output is reproducible: no names or
+ * times in the headers, one thread, the same bytes from the same program version. */
 #pragma once
 
 #include <stddef.h>
 
 enum compression {
 	COMPRESS_NONE,
-	COMPRESS_GZIP, /* deflate level 9 in a gzip member, mtime 0 */
-	COMPRESS_ZSTD, /* level 19, with the content size in the frame header */
-	COMPRESS_XZ,   /* preset 6, CRC32 check: the kernel's xz decoder knows no other */
+	COMPRESS_GZIP, /* gzip -9 -n: no name, mtime 0 */
+	COMPRESS_ZSTD, /* zstd -19 --check, with the content size in the frame header */
+	COMPRESS_XZ,   /* xz -6 --check=crc32: the kernel's xz decoder knows no other check */
 	COMPRESS_MAX,
 };
 
@@ -16,8 +18,19 @@ enum compression {
 const char *compress_name(enum compression c);
 /* COMPRESS_* for a name compress_name() gives (also "gz"), or -EINVAL. */
 int compress_from_name(const char *name);
+/* The program that compresses with c ("gzip", "zstd", "xz"), and the Debian package holding
+ * it ("gzip", "zstd", "xz-utils"); NULL for COMPRESS_NONE or an unknown method. */
+const char *compress_program(enum compression c);
+const char *compress_package(enum compression c);
+/* What the output's file name ends with: ".gz", ".zst", ".xz"; "" for COMPRESS_NONE. */
+const char *compress_suffix(enum compression c);
 
-/* Compresses in into a new malloc'd buffer *out of *out_size bytes (for COMPRESS_NONE, a
- * copy). 0, -ENOMEM, -EINVAL for an unknown method, or -EIO when the library fails. */
-int compress_buffer(enum compression c, const void *in, size_t in_size, void **out,
-		    size_t *out_size);
+/* Finds c's program on PATH (/usr/bin:/bin without one) and writes its path to path (""
+ * for COMPRESS_NONE). 0, -ENOENT when it is not installed, -EINVAL for an unknown method. */
+int compress_find_program(enum compression c, char *path, size_t size);
+
+/* Compresses what in_fd holds from its offset to its end into out_fd, at out_fd's offset
+ * (COMPRESS_NONE copies). When in_fd is a regular file, its size goes into the headers that
+ * have one. 0; -ENOENT when the program is not installed; -EIO when it failed (it said why
+ * on stderr); -EINVAL for an unknown method; or the -errno of reading or writing. */
+int compress_fd(enum compression c, int in_fd, int out_fd);

@@ -1,32 +1,60 @@
-/* One-shot compressors: an initramfs is built in memory, so streaming buys nothing. */
+/* Compression through the host's programs: each runs with in_fd as its standard input and
+ * out_fd as its standard output, so nothing passes through a pipe and nothing can deadlock. */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
-#include <lzma.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <zlib.h>
-#include <zstd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "compress.h"
 #include "util.h"
 
-#define GZIP_LEVEL 9
-#define ZSTD_LEVEL 19
-#define XZ_PRESET 6
-/* windowBits 15 plus 16 asks zlib for a gzip wrapper; without deflateSetHeader() its header
- * carries mtime 0, which keeps the output reproducible. */
-#define GZIP_WINDOW_BITS (15 + 16)
+extern char **environ;
 
-static const char *const compression_names[COMPRESS_MAX] = {
-	[COMPRESS_NONE] = "none",
-	[COMPRESS_GZIP] = "gzip",
-	[COMPRESS_ZSTD] = "zstd",
-	[COMPRESS_XZ] = "xz",
+#define MAX_ARGS 8
+
+static const struct compressor {
+	const char *name;
+	const char *program;
+	const char *package;
+	const char *suffix;
+	/* after argv[0]; each reads stdin and writes stdout */
+	const char *args[MAX_ARGS];
+	/* given the input's size when it is known, so that it lands in the header */
+	const char *size_option;
+} compressors[COMPRESS_MAX] = {
+	[COMPRESS_NONE] = { "none", NULL, NULL, "", { NULL }, NULL },
+	[COMPRESS_GZIP] = { "gzip", "gzip", "gzip", ".gz", { "-c", "-q", "-n", "-9", NULL }, NULL },
+	/* --single-thread: the multi-threaded format differs, and a build must not depend on
+	 * the machine's cores */
+	[COMPRESS_ZSTD] = { "zstd", "zstd", "zstd", ".zst",
+			    { "-c", "-q", "-19", "--check", "--single-thread", NULL },
+			    "--stream-size=" },
+	[COMPRESS_XZ] = { "xz", "xz", "xz-utils", ".xz",
+			  { "-c", "-q", "-6", "--check=crc32", "--threads=1", NULL }, NULL },
 };
+
+/* Variables the programs read options from: XZ_OPT=--format=lzma or -9e would change the
+ * format or the bytes behind the builder's back, so the programs never see them. */
+static const char *const option_variables[] = {
+	"GZIP=", "XZ_OPT=", "XZ_DEFAULTS=", "ZSTD_CLEVEL=", "ZSTD_NBTHREADS=",
+};
+
+static const struct compressor *compressor_of(enum compression c)
+{
+	return c >= 0 && c < COMPRESS_MAX ? &compressors[c] : NULL;
+}
 
 const char *compress_name(enum compression c)
 {
-	return c >= 0 && c < COMPRESS_MAX ? compression_names[c] : "unknown";
+	const struct compressor *z = compressor_of(c);
+
+	return z ? z->name : "unknown";
 }
 
 int compress_from_name(const char *name)
@@ -34,131 +62,197 @@ int compress_from_name(const char *name)
 	if (streq(name, "gz"))
 		return COMPRESS_GZIP;
 	for (int c = 0; c < COMPRESS_MAX; c++)
-		if (streq(name, compression_names[c]))
+		if (streq(name, compressors[c].name))
 			return c;
 	return -EINVAL;
 }
 
-static int copy_plain(const void *in, size_t in_size, void **out, size_t *out_size)
+const char *compress_program(enum compression c)
 {
-	*out = malloc(in_size ? in_size : 1);
-	if (!*out)
-		return -ENOMEM;
-	memcpy(*out, in, in_size);
-	*out_size = in_size;
-	return 0;
+	const struct compressor *z = compressor_of(c);
+
+	return z ? z->program : NULL;
 }
 
-static int compress_gzip(const void *in, size_t in_size, void **out, size_t *out_size)
+const char *compress_package(enum compression c)
 {
-	z_stream z = { 0 };
-	bool z_ready = false;
-	unsigned char *buf = NULL;
-	uLong bound;
-	int r = -EFBIG;
+	const struct compressor *z = compressor_of(c);
 
-	/* zlib counts in uInt; an initramfs of 4 GiB is beyond what a kernel unpacks anyway */
-	if (in_size > UINT_MAX)
+	return z ? z->package : NULL;
+}
+
+const char *compress_suffix(enum compression c)
+{
+	const struct compressor *z = compressor_of(c);
+
+	return z ? z->suffix : "";
+}
+
+int compress_find_program(enum compression c, char *path, size_t size)
+{
+	const struct compressor *z = compressor_of(c);
+	const char *env = getenv("PATH");
+	char dirs[4096];
+	char *save = NULL;
+	int r = -EINVAL;
+
+	if (!z || size == 0)
 		goto out;
-	r = -ENOMEM;
-	if (deflateInit2(&z, GZIP_LEVEL, Z_DEFLATED, GZIP_WINDOW_BITS, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-		goto out;
-	z_ready = true;
-	bound = deflateBound(&z, in_size);
-	buf = malloc(bound);
-	if (!buf)
-		goto out;
-	r = -EIO;
-	z.next_in = (Bytef *)(uintptr_t)in;
-	z.avail_in = (uInt)in_size;
-	z.next_out = buf;
-	z.avail_out = (uInt)bound;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		goto out;
-	*out = buf;
-	*out_size = z.total_out;
-	buf = NULL;
+	path[0] = '\0';
 	r = 0;
+	if (!z->program)
+		goto out;
+	r = COPY_STR(dirs, env && *env ? env : "/usr/bin:/bin");
+	if (r < 0)
+		goto out;
+	r = -ENOENT;
+	for (char *dir = strtok_r(dirs, ":", &save); dir && r < 0; dir = strtok_r(NULL, ":", &save)) {
+		int n = snprintf(path, size, "%s/%s", dir, z->program);
+
+		if (n > 0 && (size_t)n < size && access(path, X_OK) == 0)
+			r = 0;
+	}
+	if (r < 0)
+		path[0] = '\0';
 out:
-	if (z_ready)
-		deflateEnd(&z);
-	free(buf);
 	return r;
 }
 
-static int compress_zstd(const void *in, size_t in_size, void **out, size_t *out_size)
+static int copy_fd(int in_fd, int out_fd)
 {
-	ZSTD_CCtx *cctx = ZSTD_createCCtx();
-	size_t bound = ZSTD_compressBound(in_size);
-	void *buf = NULL;
-	size_t n;
-	int r = -ENOMEM;
+	char buf[65536];
+	ssize_t n;
+	int r = 0;
 
-	if (!cctx)
-		goto out;
-	buf = malloc(bound);
-	if (!buf)
-		goto out;
-	r = -EIO;
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)))
-		goto out;
-	n = ZSTD_compress2(cctx, buf, bound, in, in_size);
-	if (ZSTD_isError(n))
-		goto out;
-	*out = buf;
-	*out_size = n;
-	buf = NULL;
-	r = 0;
-out:
-	ZSTD_freeCCtx(cctx);
-	free(buf);
+	while (r == 0 && (n = read(in_fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			r = errno == EINTR ? 0 : -errno;
+			continue;
+		}
+		for (ssize_t done = 0; r == 0 && done < n;) {
+			ssize_t w = write(out_fd, buf + done, (size_t)(n - done));
+
+			if (w < 0)
+				r = errno == EINTR ? 0 : -errno;
+			else
+				done += w;
+		}
+	}
 	return r;
 }
 
-static int compress_xz(const void *in, size_t in_size, void **out, size_t *out_size)
+/* The remaining size of a regular in_fd, into buf as the program's size option, or "". */
+static void format_size_option(const struct compressor *z, int in_fd, char *buf, size_t size)
 {
-	size_t bound = lzma_stream_buffer_bound(in_size);
-	uint8_t *buf = NULL;
-	size_t pos = 0;
-	lzma_ret ret;
-	int r = -EFBIG;
+	struct stat st;
+	off_t at = lseek(in_fd, 0, SEEK_CUR);
 
-	if (bound == 0)
-		goto out;
-	r = -ENOMEM;
-	buf = malloc(bound);
-	if (!buf)
-		goto out;
-	ret = lzma_easy_buffer_encode(XZ_PRESET, LZMA_CHECK_CRC32, NULL, in, in_size, buf, &pos,
-				      bound);
-	if (ret != LZMA_OK) {
-		r = ret == LZMA_MEM_ERROR ? -ENOMEM : -EIO;
+	buf[0] = '\0';
+	if (z->size_option && at >= 0 && fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size >= at)
+		snprintf(buf, size, "%s%" PRIu64, z->size_option, (uint64_t)(st.st_size - at));
+}
+
+static bool is_option_variable(const char *entry)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(option_variables) && !found; i++)
+		found = startswith(entry, option_variables[i]) != NULL;
+	return found;
+}
+
+/* The environment without option_variables, in a new array of borrowed strings. */
+static char **program_environment(void)
+{
+	size_t n = 0, kept = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = calloc(n + 1, sizeof(*env));
+	for (size_t i = 0; env && i < n; i++)
+		if (!is_option_variable(environ[i]))
+			env[kept++] = environ[i];
+	return env;
+}
+
+static int run_program(const struct compressor *z, const char *program, int in_fd, int out_fd)
+{
+	char **env = program_environment();
+	posix_spawn_file_actions_t actions;
+	const char *argv[MAX_ARGS + 3];
+	char size_arg[64];
+	size_t argc = 0;
+	pid_t pid;
+	int status, r;
+
+	if (!env) {
+		r = -ENOMEM;
 		goto out;
 	}
-	*out = buf;
-	*out_size = pos;
-	buf = NULL;
-	r = 0;
+	format_size_option(z, in_fd, size_arg, sizeof(size_arg));
+	argv[argc++] = z->program;
+	for (size_t i = 0; z->args[i]; i++)
+		argv[argc++] = z->args[i];
+	if (size_arg[0])
+		argv[argc++] = size_arg;
+	argv[argc] = NULL;
+
+	r = -posix_spawn_file_actions_init(&actions);
+	if (r < 0)
+		goto out;
+	/* adddup2 clears close-on-exec on the target, so only stdin and stdout are inherited
+	 * from these two; in_fd and out_fd are above 2 (see compress_fd) */
+	r = -posix_spawn_file_actions_adddup2(&actions, in_fd, STDIN_FILENO);
+	if (r == 0)
+		r = -posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+	if (r == 0)
+		r = -posix_spawn(&pid, program, &actions, NULL, (char *const *)argv, env);
+	posix_spawn_file_actions_destroy(&actions);
+	if (r < 0)
+		goto out;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			r = -errno;
+			goto out;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		r = -EIO;
 out:
-	free(buf);
+	free(env);
 	return r;
 }
 
-int compress_buffer(enum compression c, const void *in, size_t in_size, void **out,
-		    size_t *out_size)
+int compress_fd(enum compression c, int in_fd, int out_fd)
 {
-	switch (c) {
-	case COMPRESS_NONE:
-		return copy_plain(in, in_size, out, out_size);
-	case COMPRESS_GZIP:
-		return compress_gzip(in, in_size, out, out_size);
-	case COMPRESS_ZSTD:
-		return compress_zstd(in, in_size, out, out_size);
-	case COMPRESS_XZ:
-		return compress_xz(in, in_size, out, out_size);
-	default:
-		return -EINVAL;
+	const struct compressor *z = compressor_of(c);
+	char program[PATH_MAX];
+	/* copies above stdin, stdout and stderr, so that moving them to 0 and 1 in the child
+	 * cannot overwrite one with the other */
+	int in = -1, out = -1;
+	int r = -EINVAL;
+
+	if (!z)
+		goto out;
+	if (!z->program) {
+		r = copy_fd(in_fd, out_fd);
+		goto out;
 	}
+	r = compress_find_program(c, program, sizeof(program));
+	if (r < 0)
+		goto out;
+	in = fcntl(in_fd, F_DUPFD_CLOEXEC, 3);
+	out = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
+	if (in < 0 || out < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = run_program(z, program, in, out);
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return r;
 }

@@ -1,5 +1,5 @@
 /* `earlymount initramfs` end to end on a tiny module directory made by depmod: exit codes,
- * the archive's contents, reproducibility. */
+ * the archive's contents, the modules stored compressed, reproducibility. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,12 +10,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <cmocka.h>
 
 #include "commands.h"
 #include "cpio.h"
 #include "dps.h"
+#include "util.h"
 
 #define KVER "9.9.9-test"
 
@@ -27,7 +29,13 @@ static char extra_file[256];
 static char text_file[256];
 static char static_elf[256];
 static char dynamic_elf[256];
+static char module_path[512];
 static bool have_depmod;
+static bool have_module;
+
+#define MODULE_DIR "lib/modules/" KVER "/kernel/fs/fakemod/"
+static const unsigned char zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
+static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
 
 static int run(const char *first, ...)
 {
@@ -93,11 +101,16 @@ static void write_elf(const char *path, bool dynamic)
 	write_file(path, elf, dynamic ? sizeof(elf) : 64);
 }
 
-/* A module directory with no modules and one built-in driver, indexed by the real depmod. */
+/* A module directory with one module (when there is a compiler) and one built-in driver,
+ * indexed by the real depmod. */
 static int setup(void **state)
 {
 	static const char modinfo[] = "fakefs.alias=fs-fakefs\0fakefs.description=test\0";
-	char path[512], cmd[1024];
+	static const char module_source[] =
+		"const char modinfo[] __attribute__((section(\".modinfo\"), used)) =\n"
+		"\t\"alias=fs-fakemod\\0license=GPL\\0depends=\\0name=fakemod\\0\";\n"
+		"int __this_module;\n";
+	char path[512], cmd[2048];
 	const char *depmod = access("/usr/sbin/depmod", X_OK) == 0 ? "/usr/sbin/depmod" : "/sbin/depmod";
 
 	snprintf(root, sizeof(root), "/tmp/test_initramfs.XXXXXX");
@@ -123,6 +136,14 @@ static int setup(void **state)
 	snprintf(out_path, sizeof(out_path), "%s/out.img", root);
 	snprintf(out_path2, sizeof(out_path2), "%s/out2.img", root);
 	have_depmod = access(depmod, X_OK) == 0;
+	/* a real module, as depmod and libkmod see one: an ELF object of this machine with a
+	 * .modinfo section; made by the host's compiler */
+	snprintf(path, sizeof(path), "%s/fakemod.c", root);
+	write_file(path, module_source, sizeof(module_source) - 1);
+	snprintf(module_path, sizeof(module_path), "%s/kernel/fs/fakemod/fakemod.ko", moddir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/kernel/fs/fakemod && cc -c -o %s %s/fakemod.c 2>/dev/null",
+		 moddir, module_path, root);
+	have_module = system(cmd) == 0;
 	if (have_depmod) {
 		snprintf(cmd, sizeof(cmd), "%s -b %s " KVER " 2>/dev/null", depmod, root);
 		assert_int_equal(system(cmd), 0);
@@ -165,6 +186,26 @@ static const char *find_entry(const char *buf, size_t size, const char *name)
 	return NULL;
 }
 
+static const char *entry_data(const char *h)
+{
+	size_t name_end = CPIO_HEADER_SIZE + hex_field(h, 11);
+
+	return h + ((name_end + 3) & ~(size_t)3);
+}
+
+static bool entry_has_text(const char *buf, size_t size, const char *name, const char *text)
+{
+	const char *h = find_entry(buf, size, name);
+	char *copy;
+	bool found;
+
+	assert_non_null(h);
+	copy = strndup(entry_data(h), hex_field(h, 6));
+	found = strstr(copy, text) != NULL;
+	free(copy);
+	return found;
+}
+
 static void test_usage_errors(void **state)
 {
 	assert_int_equal(run(NULL), EXIT_USAGE);
@@ -172,6 +213,11 @@ static void test_usage_errors(void **state)
 	assert_int_equal(run("--moddir", moddir, NULL), EXIT_USAGE);
 	assert_int_equal(run("-o", out_path, NULL), EXIT_USAGE);
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--compress", "lz4", NULL), EXIT_USAGE);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--compress-modules", "lz4", NULL),
+			 EXIT_USAGE);
+	/* libkmod is built without zlib */
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--compress-modules", "gzip", NULL),
+			 EXIT_USAGE);
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--arch", "vax", NULL), EXIT_USAGE);
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--add", ":/x", NULL), EXIT_USAGE);
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--add", "/etc/hostname:", NULL),
@@ -249,23 +295,42 @@ static void test_builds_image(void **state)
 
 static void test_reproducible(void **state)
 {
+	/* the module, when there is one, goes through a compressor too */
+	static const struct {
+		const char *method;
+		const char *module_method;
+		const unsigned char *magic;
+		size_t magic_size;
+	} methods[] = {
+		{ "gzip", "xz", (const unsigned char *)"\x1f\x8b", 2 },
+		{ "zstd", "zstd", zstd_magic, sizeof(zstd_magic) },
+		{ "xz", "xz", xz_magic, sizeof(xz_magic) },
+	};
+	const char *module = have_module ? "fakemod" : "fakefs";
 	size_t size1, size2;
 	char *a, *b;
 
 	if (!have_depmod)
 		skip();
-	setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
-	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--compress", "gzip", "--init", static_elf, NULL), 0);
-	assert_int_equal(run("--moddir", moddir, "-o", out_path2, "--compress", "gzip", "--init", static_elf, NULL), 0);
-	unsetenv("SOURCE_DATE_EPOCH");
-	a = read_file(out_path, &size1);
-	b = read_file(out_path2, &size2);
-	assert_int_equal(size1, size2);
-	assert_memory_equal(a, b, size1);
-	assert_int_equal((unsigned char)a[0], 0x1f);
-	assert_int_equal((unsigned char)a[1], 0x8b);
-	free(a);
-	free(b);
+	for (size_t i = 0; i < ARRAY_SIZE(methods); i++) {
+		setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+		assert_int_equal(run("--moddir", moddir, "-o", out_path, "--compress", methods[i].method,
+				     "--compress-modules", methods[i].module_method, "--module", module,
+				     "--init", static_elf, NULL),
+				 0);
+		assert_int_equal(run("--moddir", moddir, "-o", out_path2, "--compress", methods[i].method,
+				     "--compress-modules", methods[i].module_method, "--module", module,
+				     "--init", static_elf, NULL),
+				 0);
+		unsetenv("SOURCE_DATE_EPOCH");
+		a = read_file(out_path, &size1);
+		b = read_file(out_path2, &size2);
+		assert_int_equal(size1, size2);
+		assert_memory_equal(a, b, size1);
+		assert_memory_equal(a, methods[i].magic, methods[i].magic_size);
+		free(a);
+		free(b);
+	}
 
 	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--compress", "none", "--init", static_elf, NULL), 0);
 	setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
@@ -274,6 +339,99 @@ static void test_reproducible(void **state)
 	a = read_file(out_path2, &size2);
 	assert_int_equal(hex_field(find_entry(a, size2, "init"), 5), 1700000000);
 	free(a);
+}
+
+/* By default the archive is not compressed and the module inside is a .ko.zst, which the
+ * regenerated index names. */
+static void test_default_compression(void **state)
+{
+	size_t size, ko_size, back_size;
+	char *buf, *ko, *back;
+	const char *h;
+
+	if (!have_depmod || !have_module)
+		skip();
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--module",
+			     "fakemod", NULL),
+			 0);
+	buf = read_file(out_path, &size);
+	assert_memory_equal(buf, CPIO_MAGIC, 6);
+	assert_null(find_entry(buf, size, MODULE_DIR "fakemod.ko"));
+	h = find_entry(buf, size, MODULE_DIR "fakemod.ko.zst");
+	assert_non_null(h);
+	assert_int_equal(hex_field(h, 1), S_IFREG | 0644);
+	assert_memory_equal(entry_data(h), zstd_magic, sizeof(zstd_magic));
+	/* what libkmod reads at boot is the module, byte for byte */
+	ko = read_file(module_path, &ko_size);
+	back = malloc(ko_size + 1);
+	back_size = ZSTD_decompress(back, ko_size + 1, entry_data(h), hex_field(h, 6));
+	assert_int_equal(back_size, ko_size);
+	assert_memory_equal(back, ko, ko_size);
+	assert_true(entry_has_text(buf, size, "lib/modules/" KVER "/modules.dep",
+				   "kernel/fs/fakemod/fakemod.ko.zst:"));
+	free(back);
+	free(ko);
+	free(buf);
+}
+
+static void test_module_compression(void **state)
+{
+	size_t size, ko_size;
+	char *buf, *ko;
+	const char *h;
+
+	if (!have_depmod || !have_module)
+		skip();
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--module",
+			     "fakemod", "--compress-modules", "xz", NULL),
+			 0);
+	buf = read_file(out_path, &size);
+	h = find_entry(buf, size, MODULE_DIR "fakemod.ko.xz");
+	assert_non_null(h);
+	assert_memory_equal(entry_data(h), xz_magic, sizeof(xz_magic));
+	assert_true(entry_has_text(buf, size, "lib/modules/" KVER "/modules.dep",
+				   "kernel/fs/fakemod/fakemod.ko.xz:"));
+	free(buf);
+
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--module",
+			     "fakemod", "--compress-modules", "none", NULL),
+			 0);
+	buf = read_file(out_path, &size);
+	ko = read_file(module_path, &ko_size);
+	h = find_entry(buf, size, MODULE_DIR "fakemod.ko");
+	assert_non_null(h);
+	assert_int_equal(hex_field(h, 6), ko_size);
+	assert_memory_equal(entry_data(h), ko, ko_size);
+	assert_true(entry_has_text(buf, size, "lib/modules/" KVER "/modules.dep",
+				   "kernel/fs/fakemod/fakemod.ko:"));
+	free(ko);
+	free(buf);
+}
+
+/* A compressor that is not installed is named before any work, with the way around it. */
+static void test_missing_compressor(void **state)
+{
+	char *saved = strdup(getenv("PATH"));
+	char empty[300];
+
+	if (!have_depmod)
+		skip();
+	snprintf(empty, sizeof(empty), "%s/empty-path", root);
+	assert_int_equal(mkdir(empty, 0755), 0);
+	/* depmod is still found: earlymount looks in /usr/sbin and /sbin too */
+	setenv("PATH", empty, 1);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, NULL), EXIT_USAGE);
+	assert_int_equal(access(out_path, F_OK), -1);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf,
+			     "--compress-modules", "none", "--compress", "gzip", NULL),
+			 EXIT_USAGE);
+	assert_int_equal(access(out_path, F_OK), -1);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf,
+			     "--compress-modules", "none", NULL),
+			 0);
+	setenv("PATH", saved, 1);
+	rmdir(empty);
+	free(saved);
 }
 
 static void test_refusals(void **state)
@@ -330,6 +488,9 @@ int main(void)
 		cmocka_unit_test_setup(test_missing_moddir, remove_output),
 		cmocka_unit_test_setup(test_builds_image, remove_output),
 		cmocka_unit_test_setup(test_reproducible, remove_output),
+		cmocka_unit_test_setup(test_default_compression, remove_output),
+		cmocka_unit_test_setup(test_module_compression, remove_output),
+		cmocka_unit_test_setup(test_missing_compressor, remove_output),
 		cmocka_unit_test_setup(test_refusals, remove_output),
 		cmocka_unit_test_setup(test_unwritable_output, remove_output),
 	};
