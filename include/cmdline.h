@@ -5,7 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longer than any arch's COMMAND_LINE_SIZE (2048 on x86 and arm64, 4096 on a few). */
+/* The longest command line taken, terminator included: lines of up to CMDLINE_MAX - 1 bytes
+ * are read whole, a longer one is refused whole (-E2BIG) and none of it applied. The kernel's
+ * own bound, COMMAND_LINE_SIZE with its terminator, is in Linux 6.1 2048 on x86-64, x86, arm64
+ * and ppc64le, 1024 on arm, 512 on riscv64 (1024 since 6.6), 4096 on s390x and loongarch64: every
+ * line a boot loader can pass fits. /proc/cmdline can still be longer when bootconfig adds
+ * parameters, or when s390x's CONFIG_COMMAND_LINE_SIZE is raised; such a boot stops with the
+ * message, as a cut line would apply half of what was meant. tests/unit/test_limits.c checks
+ * each arch's longest line. */
 #define CMDLINE_MAX 4096
 
 enum volatile_mode {

@@ -85,7 +85,11 @@ struct plan {
 /* Builds the plan. 0 on success; on failure plan->error says why and:
  *   -ENOENT    nothing to mount as root (at boot: the device may not have appeared yet)
  *   -ENOTUNIQ  the choice is ambiguous (several disks with roots, duplicate PARTUUIDs)
- *   -EPERM     a candidate exists but a rule refuses it (removable disk, no GPT, …)
+ *   -EPERM     a candidate exists but a rule refuses it (removable disk, no GPT, …), or the
+ *              partition to mount is damaged: empty, past the end of any disk, numbered
+ *              above the 255 partitions the kernel makes devices for, or overlapping another
+ *              partition of its GPT (never another picked in its place; a damaged ESP,
+ *              XBOOTLDR or swap is only left out, with a note)
  *   -EINVAL    contradictory options, or a value too long for the plan's fields
  *   -E2BIG     more steps than the plan holds (notes past PLAN_MAX_NOTES are summed up in
  *              the last one: an overflow of explanations never stops a boot) */

@@ -2,6 +2,7 @@
  * Pure: it reads the option, disk and machine data it is given and writes the plan;
  * it never logs and never calls the system. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,9 @@
 #define FACTORY_DIR "/usr/share/factory"
 
 #define LABEL_SHOWN 64
+/* The kernel makes devices for partitions 1 to DISK_MAX_PARTS - 1 only (the entry loops of
+ * block/partitions/efi.c and msdos.c stop there): one numbered higher cannot be mounted. */
+#define KERNEL_MAX_PART_NUMBER 255
 #define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
 
 const char *const plan_default_inits[] = {
@@ -200,14 +204,20 @@ static void text_mark_cut(struct text *t)
 	memcpy(t->buf + at, "...", 4);
 }
 
-/* Labels come from the disk: keep them on one line and short. */
+/* Labels come from the disk: keep them on one line, short, and text (cut between
+ * characters, any byte that is not UTF-8 shown as '?'). */
 static const char *label_shown(const char *label, char out[LABEL_SHOWN])
 {
 	size_t i;
 
 	for (i = 0; label[i] && i < LABEL_SHOWN - 1; i++)
 		out[i] = ((unsigned char)label[i] < 0x20 || label[i] == 0x7f) ? '?' : label[i];
+	/* Cut before a character the limit splits: at most 3 continuation bytes to give back. */
+	for (size_t back = 0; label[i] && back < 3 && i > 0 && ((unsigned char)label[i] & 0xc0) == 0x80;
+	     back++)
+		i--;
 	out[i] = '\0';
+	utf8_sanitize(out);
 	return out;
 }
 
@@ -791,6 +801,48 @@ out:
 	return r;
 }
 
+/* Why part cannot be mounted whatever the rules say, as a sentence that names it and says what
+ * to do; false when it can. A hostile table may claim anything, so every range is checked
+ * without overflow. Overlaps count on GPT disks only: there the spec forbids them, while an
+ * MBR's extended partition holds its logical ones, and libblkid lists BSD or Solaris labels
+ * nested inside a partition beside it. */
+static bool part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT])
+{
+	const struct part *other = NULL;
+	struct text t;
+
+	text_init(&t, why, PLAN_TEXT);
+	if (part->size == 0)
+		text_add(&t, "partition %u of %s is empty (0 bytes): there is nothing to mount; repair "
+			 "the partition table", part->number, disk->path);
+	else if (part->size > UINT64_MAX - part->start)
+		text_add(&t, "partition %u of %s claims %" PRIu64 " bytes from byte %" PRIu64 ", past "
+			 "the end of any disk; repair the partition table", part->number, disk->path,
+			 part->size, part->start);
+	else if (part->number == 0 || part->number > KERNEL_MAX_PART_NUMBER)
+		text_add(&t, "partition %u of %s is numbered outside 1-%d, so the kernel makes no "
+			 "device for it; move it to a lower entry of the table", part->number,
+			 disk->path, KERNEL_MAX_PART_NUMBER);
+	else if (disk_is_gpt(disk) && (other = disk_find_overlap(disk, part)))
+		text_add(&t, "partitions %u and %u of %s overlap (bytes %" PRIu64 "-%" PRIu64 " and %"
+			 PRIu64 "-%" PRIu64 "); refusing to mount either; repair the partition table",
+			 part->number, other->number, disk->path, part->start, part_end(part) - 1,
+			 other->start, part_end(other) - 1);
+	text_mark_cut(&t);
+	return t.len > 0;
+}
+
+/* A damaged partition is never mounted, and no other is picked in its place: the plan fails
+ * for root, /usr and the required mounts (optional ones are left out, see
+ * add_discovered_stage()). */
+static int refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
+			  const char *what)
+{
+	char why[PLAN_TEXT];
+
+	return part_damage(disk, part, why) ? fail(p, -EPERM, "%s: %s", what, why) : 0;
+}
+
 static int choose_root(struct planner *p)
 {
 	enum arch order[3];
@@ -1138,8 +1190,10 @@ static int add_root_mount(struct planner *p, const char *target, bool force_ro, 
 	bool read_only = part_read_only(p->root, p->root_disk);
 	int r;
 
-	r = check_fstype(p, p->root, "root", opts->rootfstype, "rootfstype=", !p->root_explicit,
-			 &fstype);
+	r = refuse_damaged(p, p->root_disk, p->root, "root");
+	if (r == 0)
+		r = check_fstype(p, p->root, "root", opts->rootfstype, "rootfstype=", !p->root_explicit,
+				 &fstype);
 	if (r < 0)
 		goto out;
 	flags.rw = opts->rw == 1 && !force_ro && !read_only;
@@ -1295,8 +1349,10 @@ static int add_usr_stage(struct planner *p)
 				       "partition");
 		goto out;
 	}
-	r = check_fstype(p, p->usr, "usr", opts->usrfstype, "mount.usrfstype=", !p->usr_explicit,
-			 &fstype);
+	r = refuse_damaged(p, p->usr_disk, p->usr, "usr");
+	if (r == 0)
+		r = check_fstype(p, p->usr, "usr", opts->usrfstype, "mount.usrfstype=", !p->usr_explicit,
+				 &fstype);
 	if (r < 0)
 		goto out;
 	read_only = part_read_only(p->usr, p->usr_disk);
@@ -1521,6 +1577,7 @@ out:
 
 static int add_discovered_stage(struct planner *p)
 {
+	char why[PLAN_TEXT];
 	int r = 0;
 
 	if (!p->disk)
@@ -1529,7 +1586,18 @@ static int add_discovered_stage(struct planner *p)
 		const struct role_mount *rm = &role_mounts[i];
 		const struct part *part = pick_role_part(p, rm->role);
 
-		if (!part || !role_fstype_ok(p, part, rm->role))
+		if (!part)
+			continue;
+		/* An optional mount's failure would be a warning: so is its damage. */
+		if (rm->optional && part_damage(p->disk, part, why)) {
+			note(p, "%s partition %u not mounted: %s", dps_role_name(rm->role), part->number,
+			     why);
+			continue;
+		}
+		r = refuse_damaged(p, p->disk, part, dps_role_name(rm->role));
+		if (r < 0)
+			goto out;
+		if (!role_fstype_ok(p, part, rm->role))
 			continue;
 		r = add_role_mount(p, rm, part);
 		if (r < 0)

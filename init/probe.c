@@ -118,6 +118,8 @@ static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_part
 		snprintf(part->type, sizeof(part->type), "0x%02x", (unsigned)blkid_partition_get_type(par) & 0xffu);
 	copy_lower(part->partuuid, sizeof(part->partuuid), blkid_partition_get_uuid(par));
 	(void)copy_str(part->label, sizeof(part->label), name ? name : "");
+	/* libblkid writes an unpaired UTF-16 surrogate of the name as bytes no UTF-8 reader takes */
+	utf8_sanitize(part->label);
 	part->flags = (uint64_t)blkid_partition_get_flags(par);
 	part->start = start;
 	part->size = size;

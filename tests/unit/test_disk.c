@@ -1,4 +1,4 @@
-/* The disk model: growth and lookups by device spec. */
+/* The disk model: growth, lookups by device spec, byte ranges, text from the disk. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,12 +90,77 @@ static void test_many_partitions(void **state)
 	disk_set_free(&set);
 }
 
+static struct part *ranged(struct disk *d, unsigned nr, uint64_t start, uint64_t size)
+{
+	struct part *p = add(d, nr, "", "", "", "", "");
+
+	p->start = start;
+	p->size = size;
+	return p;
+}
+
+/* Ranges from a hostile table: no sum may wrap, an empty range meets nothing. */
+static void test_ranges_and_overlaps(void **state)
+{
+	struct disk_set set = { 0 };
+	struct disk *d = disk_set_add(&set);
+
+	ranged(d, 1, 1024, 1024);                  /* [1024, 2048) */
+	ranged(d, 2, 2048, 4096);                  /* touches 1, shares nothing */
+	ranged(d, 3, 8192, 0);                     /* empty */
+	ranged(d, 4, UINT64_MAX - 512, 4096);      /* would wrap */
+	assert_true(part_end(&d->parts[0]) == 2048);
+	assert_true(part_end(&d->parts[3]) == UINT64_MAX);
+	for (size_t i = 0; i < d->n_parts; i++)
+		assert_null(disk_find_overlap(d, &d->parts[i]));
+
+	ranged(d, 5, 2047, 1);                     /* the last byte of 1 */
+	assert_ptr_equal(disk_find_overlap(d, &d->parts[0]), &d->parts[4]);
+	assert_ptr_equal(disk_find_overlap(d, &d->parts[4]), &d->parts[0]);
+	assert_null(disk_find_overlap(d, &d->parts[1]));
+	ranged(d, 6, 4096, UINT64_MAX);            /* saturates: reaches 4 */
+	assert_ptr_equal(disk_find_overlap(d, &d->parts[3]), &d->parts[5]);
+	assert_ptr_equal(disk_find_overlap(d, &d->parts[1]), &d->parts[5]);
+	assert_null(disk_find_overlap(d, &d->parts[2])); /* empty, though inside 6 */
+	disk_set_free(&set);
+	(void)state;
+}
+
+static void test_utf8_sanitize(void **state)
+{
+	static const struct {
+		const char *in, *out;
+		size_t replaced;
+	} cases[] = {
+		{ "root-1.10", "root-1.10", 0 },
+		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbf", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbf", 0 },
+		{ "a\xed\xa0\x80" "b", "a???b", 3 },               /* lone high surrogate, as libblkid writes it */
+		{ "\xed\xbf\xbf", "???", 3 },                       /* lone low surrogate */
+		{ "\xc0\x80\xe0\x80\x80", "?????", 5 },             /* overlong NUL */
+		{ "\xf4\x90\x80\x80", "????", 4 },                  /* above U+10FFFF */
+		{ "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf", 0 },      /* U+10FFFF */
+		{ "\x80x\xff\xf8\x88\x80\x80\x80", "?x??????", 7 }, /* stray and 5-byte forms */
+		{ "ok\xe2\x82", "ok??", 2 },                          /* cut short by the end */
+		{ "\xe2\x82" "a", "??a", 2 },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		assert_int_equal(utf8_sanitize(buf), cases[i].replaced);
+		assert_string_equal(buf, cases[i].out);
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_every_form),
 		cmocka_unit_test(test_duplicates_are_refused),
 		cmocka_unit_test(test_many_partitions),
+		cmocka_unit_test(test_ranges_and_overlaps),
+		cmocka_unit_test(test_utf8_sanitize),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
