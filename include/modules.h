@@ -22,6 +22,7 @@ struct module_loader {
 	int fd;
 	char *name;
 	char *wanted_for;
+	bool soon; /* the plan waits for it */
 };
 
 struct modules {
@@ -48,13 +49,13 @@ int modules_load_names(struct modules *m, const char *list);
 /* Loads every module matching one modalias; records it as unmatched when none does.
  * Returns when they are in the kernel: the number newly loaded, or -errno. */
 int modules_load_alias(struct modules *m, const char *modalias);
-/* Like modules_load_alias(), but with parallel set the inserts start in the background,
- * at normal priority when soon is set (the plan waits for them), else yielding: the number
- * of modules newly requested, or -errno. */
+/* Like modules_load_alias() (a filesystem's mount-time modules included), but with parallel
+ * set the inserts start in the background: at normal priority when soon is set (the plan
+ * waits for them), else yielding. The number of modules newly requested, or -errno. */
 int modules_request_alias(struct modules *m, const char *modalias, bool soon);
 /* Requests the modules for every modalias under /sys/devices. Number requested, or -errno. */
 int modules_coldplug(struct modules *m);
-/* Turns background inserts on or off; off waits for every running one first. */
+/* Turns background inserts on or off; off first waits for those requested soon. */
 void modules_set_parallel(struct modules *m, bool parallel);
 /* Lowers the background inserts still running to the lowest priority: the boot goes on
  * without them. */

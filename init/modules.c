@@ -241,7 +241,7 @@ static int loader_start(struct modules *m, struct kmod_module *mod, const char *
 	}
 	l = &m->loaders[m->n_loaders++];
 	*l = (struct module_loader){ .pid = pid, .fd = fds[0], .name = strdup(name),
-				     .wanted_for = strdup(wanted_for) };
+				     .wanted_for = strdup(wanted_for), .soon = nice_level == 0 };
 	if (!l->name || !l->wanted_for) {
 		/* it runs all the same; only its report is lost */
 		waitpid(pid, NULL, 0);
@@ -291,6 +291,13 @@ out:
 
 void modules_set_parallel(struct modules *m, bool parallel)
 {
+	/* what the plan asked for must be in before its mounts begin */
+	for (size_t i = 0; i < m->n_loaders && !parallel;) {
+		if (m->loaders[i].soon)
+			loader_finish(m, i); /* the last loader moved into i */
+		else
+			i++;
+	}
 	m->parallel = parallel;
 }
 
@@ -403,7 +410,7 @@ static const struct mount_time_modules {
 	{ "fs-iso9660", { "nls_ascii", NULL } },
 };
 
-static int load_mount_time_modules(struct modules *m, const char *alias)
+static int load_mount_time_modules(struct modules *m, const char *alias, enum load_mode mode)
 {
 	int loaded = 0;
 
@@ -411,7 +418,7 @@ static int load_mount_time_modules(struct modules *m, const char *alias)
 		if (!streq(mount_time_modules[i].alias, alias))
 			continue;
 		for (size_t j = 0; mount_time_modules[i].modules[j]; j++) {
-			int r = load_alias(m, mount_time_modules[i].modules[j], false, LOAD_NOW);
+			int r = load_alias(m, mount_time_modules[i].modules[j], false, mode);
 
 			loaded += r > 0 ? r : 0;
 		}
@@ -424,13 +431,18 @@ int modules_load_alias(struct modules *m, const char *modalias)
 	int r = load_alias(m, modalias, true, LOAD_NOW);
 
 	if (r >= 0)
-		r += load_mount_time_modules(m, modalias);
+		r += load_mount_time_modules(m, modalias, LOAD_NOW);
 	return r;
 }
 
 int modules_request_alias(struct modules *m, const char *modalias, bool soon)
 {
-	return load_alias(m, modalias, true, soon ? LOAD_SOON : LOAD_BACKGROUND);
+	enum load_mode mode = soon ? LOAD_SOON : LOAD_BACKGROUND;
+	int r = load_alias(m, modalias, true, mode);
+
+	if (r >= 0)
+		r += load_mount_time_modules(m, modalias, mode);
+	return r;
 }
 
 int modules_load_names(struct modules *m, const char *list)
