@@ -5,8 +5,9 @@
 VERSION := 0.1.0
 ARCHES  := x86_64 aarch64
 BUILD   ?= build
-# libkmod is built once per arch and shared by every BUILD directory.
+# libkmod and libzstd are built once per arch and shared by every BUILD directory.
 KMOD_ROOT ?= build/kmod
+ZSTD_ROOT ?= build/zstd
 
 TRIPLET_x86_64  := x86_64-linux-gnu
 TRIPLET_aarch64 := aarch64-linux-gnu
@@ -30,7 +31,8 @@ CORE_SRCS := $(filter-out init/main.c,$(SRCS))
 
 kmod_lib   = $(KMOD_ROOT)/$(1)/libkmod/.libs/libkmod-internal.a
 kmod_inc   = $(KMOD_ROOT)/$(1)
-sys_libs   = $(foreach l,blkid lzma zstd z,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
+zstd_lib   = $(ZSTD_ROOT)/$(1)/lib/libzstd.a
+sys_libs   = $(foreach l,blkid lzma,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
 
 .PHONY: all deps size check check-unit check-plan check-qemu demo clean distclean
 all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount)
@@ -60,14 +62,49 @@ $(call kmod_lib,$(1)): $(KMOD_ROOT)/src/.fetched
 endef
 $(foreach a,$(ARCHES),$(eval $(call kmod_rules,$(a))))
 
+# ---- libzstd from Debian's source package: the decoder alone ----
+# Debian's libzstd.a also holds the compressor and the v0.5-0.7 legacy decoders (≈ 100 KiB
+# of the binary): PID 1 only decompresses modules made by current zstd, and the initramfs
+# builder runs the host's zstd. The source is that of the installed libzstd-dev, whose
+# zstd.h libkmod is compiled against; when apt cannot fetch it (a mirror without the
+# security archive's files), the newest revision of the same upstream version, with a warning.
+$(ZSTD_ROOT)/src/.fetched:
+	@echo "zstd: fetching Debian's libzstd source package into $(ZSTD_ROOT)/src"
+	@rm -rf $(ZSTD_ROOT)/src $(ZSTD_ROOT)/dl && mkdir -p $(ZSTD_ROOT)/dl
+	@want=$$(dpkg-query -W -f='$${source:Version}\n' libzstd-dev 2>/dev/null | head -n 1); \
+	[ -n "$$want" ] || { echo "zstd: libzstd-dev is not installed; run .ci/deps as root"; exit 1; }; \
+	others=$$(apt-cache showsrc libzstd 2>/dev/null | sed -n 's/^Version: //p' | grep -F "$${want%-*}-" | grep -vxF "$$want" | sort -rV); \
+	got=; for v in $$want $$others; do \
+		(cd $(ZSTD_ROOT)/dl && apt-get source -qq libzstd=$$v >/dev/null 2>&1) && { got=$$v; break; }; \
+		rm -rf $(ZSTD_ROOT)/dl/*; \
+	done; \
+	[ -n "$$got" ] || { echo "zstd: 'apt-get source libzstd=$$want' failed; run .ci/deps as root"; exit 1; }; \
+	[ "$$got" = "$$want" ] || echo "zstd: warning: apt could not fetch libzstd $$want (the installed libzstd-dev's source); building $$got instead (what differs: /usr/share/doc/libzstd-dev/changelog.Debian.gz)"; \
+	echo "$$got" >$(ZSTD_ROOT)/dl/version
+	@mv $(ZSTD_ROOT)/dl/libzstd-*/ $(ZSTD_ROOT)/src && mv $(ZSTD_ROOT)/dl/version $(ZSTD_ROOT)/src/.version && rm -rf $(ZSTD_ROOT)/dl
+	@v() { grep -E '^#define ZSTD_VERSION_(MAJOR|MINOR|RELEASE) ' "$$1"; }; \
+	[ "$$(v $(ZSTD_ROOT)/src/lib/zstd.h)" = "$$(v /usr/include/zstd.h)" ] || \
+		{ echo "zstd: the fetched zstd.h is not the installed one (/usr/include/zstd.h, libkmod's): install the libzstd-dev of the same upstream version"; exit 1; }
+	@touch $@
+
+# zstd's own lib/Makefile; CFLAGS through the environment, so that it still adds its own.
+define zstd_rules
+$(call zstd_lib,$(1)): $(ZSTD_ROOT)/src/.fetched
+	@echo "zstd: building the static decoder (libzstd $$$$(cat $(ZSTD_ROOT)/src/.version)) for $(1)"
+	@rm -rf $(ZSTD_ROOT)/$(1) && mkdir -p $(ZSTD_ROOT)/$(1) && cp -a $(ZSTD_ROOT)/src/lib $(ZSTD_ROOT)/$(1)/lib
+	+@CFLAGS="-O2 -ffunction-sections -fdata-sections" $(MAKE) -s -C $(ZSTD_ROOT)/$(1)/lib libzstd.a CC=$(CC_$(1)) \
+		ZSTD_LEGACY_SUPPORT=0 ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 >/dev/null
+endef
+$(foreach a,$(ARCHES),$(eval $(call zstd_rules,$(a))))
+
 # ---- the static binaries ----
 define arch_rules
 $(BUILD)/$(1)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(1))
 	@mkdir -p $$(@D)
 	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) -I$(call kmod_inc,$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/earlymount: $(patsubst init/%.c,$(BUILD)/$(1)/obj/%.o,$(SRCS)) $(call kmod_lib,$(1))
-	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1))
+$(BUILD)/$(1)/earlymount: $(patsubst init/%.c,$(BUILD)/$(1)/obj/%.o,$(SRCS)) $(call kmod_lib,$(1)) $(call zstd_lib,$(1))
+	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
 endef
 $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 
@@ -97,7 +134,7 @@ $(UNIT_DIR)/libcore.a: $(patsubst init/%.c,$(UNIT_DIR)/obj/%.o,$(CORE_SRCS))
 	@rm -f $@ && ar rcs $@ $^
 
 # A test may list functions to mock, one per line, in tests/unit/test_NAME.wrap.
-$(UNIT_DIR)/test_%: tests/unit/test_%.c $(UNIT_DIR)/libcore.a $(wildcard tests/unit/*.h)
+$(UNIT_DIR)/test_%: tests/unit/test_%.c $(UNIT_DIR)/libcore.a $(wildcard tests/unit/*.h) $(wildcard tests/fixtures/*.h)
 	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -Itests/unit -o $@ $< \
 		$(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$*.wrap 2>/dev/null)) \
 		$(UNIT_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
@@ -123,10 +160,10 @@ demo: deps all
 	@sh qemu/demo $(BUILD)
 
 clean:
-	rm -rf $(filter-out $(KMOD_ROOT),$(wildcard $(BUILD)/*))
+	rm -rf $(filter-out $(KMOD_ROOT) $(ZSTD_ROOT),$(wildcard $(BUILD)/*))
 
 distclean:
-	rm -rf $(BUILD) $(KMOD_ROOT)
+	rm -rf $(BUILD) $(KMOD_ROOT) $(ZSTD_ROOT)
 
 # ---- issue 6 (hooks): install layout, generator hooks, man page ----
 # `make install DESTDIR=… PREFIX=…`: the binary for host use and as the generators' /init,
@@ -206,7 +243,7 @@ $(VG_DIR)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
 	$(call say,CC,$@) $(CC) $(ALL_CFLAGS) -O1 -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
 $(VG_DIR)/libcore.a: $(patsubst init/%.c,$(VG_DIR)/obj/%.o,$(CORE_SRCS))
 	@rm -f $@ && ar rcs $@ $^
-$(VG_DIR)/test_%: tests/unit/test_%.c $(VG_DIR)/libcore.a $(wildcard tests/unit/*.h)
+$(VG_DIR)/test_%: tests/unit/test_%.c $(VG_DIR)/libcore.a $(wildcard tests/unit/*.h) $(wildcard tests/fixtures/*.h)
 	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 -Wno-missing-prototypes -Itests/unit -o $@ $< \
 		$(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$*.wrap 2>/dev/null)) \
 		$(VG_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
@@ -215,6 +252,14 @@ check-valgrind: deps $(VG_TESTS)
 	@RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 		sh tests/run-unit $(VG_TESTS)
 check: check-valgrind
+
+# The host commands (plan, initramfs, var-uuid) under ASan, UBSan and LeakSanitizer, on the
+# plan fixtures, the fuzz corpus's damaged disks and the test kernel: the shipped binary is
+# static and stripped, so tests/leaks builds its own, linked dynamically.
+.PHONY: check-leaks
+check-leaks: deps $(call kmod_lib,$(HOST_ARCH))
+	@KMOD_ROOT=$(KMOD_ROOT) sh tests/leaks -b $(BUILD)
+check: check-leaks
 
 # ---- issue 5 (faults): UEFI boots (OVMF / AAVMF + systemd-boot); ≈ 45 s, so in `check` ----
 .PHONY: check-uefi
@@ -227,4 +272,4 @@ check: check-uefi
 # Writes build/bench/results.md and chart.png (BENCH_BOOTS, BENCH_ARCHES narrow it).
 .PHONY: bench
 bench: deps all
-	@sh qemu/bench $(BUILD)
+	@KMOD_ROOT=$(KMOD_ROOT) ZSTD_ROOT=$(ZSTD_ROOT) sh qemu/bench $(BUILD)
