@@ -33,9 +33,7 @@ static struct {
 	bool kmsg_failed;          /* log_open_kmsg() gave up: the console is all there is */
 	unsigned kmsg_lines;       /* lines written on kmsg_fd since it was opened */
 	int console_loglevel;      /* the kernel prints levels below this one itself */
-	/* Messages from before /dev/kmsg opened: a level byte, the text, a NUL; in order. */
-	char early[EARLY_BUFFER_SIZE];
-	size_t early_used;
+	size_t early_used;         /* bytes of log_early in use */
 	unsigned early_lost;
 } log_state = {
 	.target = LOG_TARGET_STDERR,
@@ -43,6 +41,9 @@ static struct {
 	.kmsg_fd = -1,
 	.console_loglevel = CONSOLE_LOGLEVEL_DEFAULT,
 };
+/* Messages from before /dev/kmsg opened: a level byte, the text, a NUL; in order. Apart from
+ * log_state, whose initial values put it in .data: zeroed, this costs the binary nothing. */
+static char log_early[EARLY_BUFFER_SIZE];
 
 void log_setup(enum log_target target)
 {
@@ -168,12 +169,12 @@ static void early_keep(int level, const char *msg)
 {
 	size_t len = strlen(msg);
 
-	if (log_state.early_used + len + 2 > sizeof(log_state.early)) {
+	if (log_state.early_used + len + 2 > sizeof(log_early)) {
 		log_state.early_lost++;
 		return;
 	}
-	log_state.early[log_state.early_used++] = (char)level;
-	memcpy(log_state.early + log_state.early_used, msg, len + 1);
+	log_early[log_state.early_used++] = (char)level;
+	memcpy(log_early + log_state.early_used, msg, len + 1);
 	log_state.early_used += len + 1;
 }
 
@@ -182,8 +183,8 @@ static void early_replay(void)
 	size_t off = 0;
 
 	while (off < log_state.early_used) {
-		int level = log_state.early[off++];
-		const char *msg = log_state.early + off;
+		int level = log_early[off++];
+		const char *msg = log_early + off;
 
 		emit(level, msg);
 		off += strlen(msg) + 1;

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libkmod/libkmod.h>
 #include <poll.h>
 #include <stdio.h>
