@@ -17,6 +17,7 @@ struct devices {
 	unsigned probes;
 	double probe_ms;
 	double first_probe_sec;
+	double settled_sec;       /* when the module loads last settled; 0: not yet */
 };
 
 /* Opens the uevent socket and probes the disks already there. Call before any module is

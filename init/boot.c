@@ -39,6 +39,7 @@ struct boot {
 	struct plan plan;
 	int plan_result;
 	bool wait_announced;
+	double plan_counted_sec;  /* when the plan was taken: discovery's tail after settling */
 	struct timings timings;
 	char init[PLAN_PATH];
 	char why[WHY_MAX];
@@ -302,6 +303,7 @@ static int stage_wait_for_plan(struct boot *b)
 			 modules_loading(&b->modules));
 		r = 0;
 	}
+	b->plan_counted_sec = timing_now();
 	modules_set_parallel(&b->modules, false);
 	log_info("discovery: %u disk probes, %.1f ms", b->devices.probes, b->devices.probe_ms);
 	if (r == -ETIMEDOUT) {
@@ -448,6 +450,10 @@ static int handoff(struct boot *b)
 		goto out;
 	/* after the stages: timing_end() ends the entry added last */
 	timing_add(&b->timings, "probes", b->devices.first_probe_sec, b->devices.probe_ms);
+	/* how long the plan came after the last driver was in (none when it was pinned) */
+	if (b->devices.settled_sec > 0 && b->plan_counted_sec >= b->devices.settled_sec)
+		timing_add(&b->timings, "settled", b->devices.settled_sec,
+			   (b->plan_counted_sec - b->devices.settled_sec) * 1e3);
 	devices_close(&b->devices);
 	modules_close(&b->modules);
 	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));

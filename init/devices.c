@@ -418,7 +418,11 @@ int devices_wait(struct devices *d, int timeout_ms,
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	bool was_settled = settled(d);
-	bool done = ready(d, was_settled, data);
+	bool done;
+
+	if (was_settled && d->settled_sec == 0)
+		d->settled_sec = timing_now();
+	done = ready(d, was_settled, data);
 	int r = 0;
 
 	while (!done) {
@@ -445,6 +449,8 @@ int devices_wait(struct devices *d, int timeout_ms,
 		}
 		modules_reap(d->modules, false);
 		now_settled = settled(d);
+		if (now_settled && !was_settled)
+			d->settled_sec = timing_now();
 		if (b.disks_changed || now_settled != was_settled)
 			done = ready(d, now_settled, data);
 		was_settled = now_settled;
