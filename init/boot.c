@@ -135,13 +135,14 @@ static int stage_rd_emergency(struct boot *b)
 	return 0;
 }
 
-/* Discovery needs the filesystems of DPS partitions only; root=, mount.usr= and
+/* Discovery needs the filesystems of the partitions it mounts only; root=, mount.usr= and
  * earlymount.disk= may name any partition, by its filesystem's UUID or label too. */
 static bool wants_filesystem(const struct part *part, void *data)
 {
 	const struct options *o = data;
+	const struct dps_type *type = dps_type_from_uuid(part->type);
 
-	return o->root_kind == ROOT_DEVICE || o->usr || o->disk || dps_type_from_uuid(part->type);
+	return o->root_kind == ROOT_DEVICE || o->usr || o->disk || (type && dps_role_mounted(type->role));
 }
 
 static int stage_modules(struct boot *b)

@@ -73,6 +73,22 @@ static void test_flags_honoured_per_role(void **state)
 	assert_false(dps_role_honours_no_auto(DPS_UNKNOWN));
 }
 
+/* What discovery mounts is what earlymount probes filesystems on at boot. */
+static void test_roles_mounted(void **state)
+{
+	static const enum dps_role mounted[] = { DPS_ROOT, DPS_USR, DPS_ESP, DPS_XBOOTLDR, DPS_SWAP,
+						 DPS_HOME, DPS_SRV, DPS_VAR, DPS_TMP };
+	static const enum dps_role not_mounted[] = { DPS_ROOT_VERITY, DPS_USR_VERITY,
+						     DPS_ROOT_VERITY_SIG, DPS_USR_VERITY_SIG,
+						     DPS_USER_HOME, DPS_LINUX_GENERIC, DPS_UNKNOWN,
+						     DPS_ROLE_MAX };
+
+	for (size_t i = 0; i < sizeof(mounted) / sizeof(mounted[0]); i++)
+		assert_true(dps_role_mounted(mounted[i]));
+	for (size_t i = 0; i < sizeof(not_mounted) / sizeof(not_mounted[0]); i++)
+		assert_false(dps_role_mounted(not_mounted[i]));
+}
+
 static void test_fstypes(void **state)
 {
 	assert_true(dps_fstype_allowed("ext4"));
@@ -102,6 +118,7 @@ int main(void)
 		cmocka_unit_test(test_spec_values),
 		cmocka_unit_test(test_arch_names_and_secondary),
 		cmocka_unit_test(test_flags_honoured_per_role),
+		cmocka_unit_test(test_roles_mounted),
 		cmocka_unit_test(test_fstypes),
 		cmocka_unit_test(test_var_partuuid_spec_example),
 	};
