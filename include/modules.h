@@ -57,8 +57,8 @@ int modules_request_alias(struct modules *m, const char *modalias, bool soon);
 int modules_coldplug(struct modules *m);
 /* Turns background inserts on or off; off first waits for those requested soon. */
 void modules_set_parallel(struct modules *m, bool parallel);
-/* Lowers the background inserts still running to the lowest priority: the boot goes on
- * without them. */
+/* Lowers the background inserts still running, but those requested soon, to the lowest
+ * priority: the boot goes on without them. */
 void modules_yield(struct modules *m);
 /* Number of background inserts still running. */
 size_t modules_loading(const struct modules *m);

@@ -305,7 +305,8 @@ void modules_set_parallel(struct modules *m, bool parallel)
 void modules_yield(struct modules *m)
 {
 	for (size_t i = 0; i < m->n_loaders; i++)
-		setpriority(PRIO_PROCESS, m->loaders[i].pid, LOADER_NICE_YIELD);
+		if (!m->loaders[i].soon)
+			setpriority(PRIO_PROCESS, m->loaders[i].pid, LOADER_NICE_YIELD);
 }
 
 size_t modules_loading(const struct modules *m)
