@@ -69,8 +69,9 @@ int devices_open(struct devices *d, struct modules *m, const struct probe_filter
 		goto out;
 	}
 	/* What built-in drivers made before we listened; every later disk sends an event */
-	if (scan_block_devices(d) < 0)
-		log_warn("unable to list /sys/class/block: %s", strerror(errno));
+	r = scan_block_devices(d);
+	if (r < 0)
+		log_warn("unable to list /sys/class/block: %s", strerror(-r));
 	r = 0;
 out:
 	return r;
@@ -406,8 +407,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Settled: no module is loading and no uevent waits. Modules' devices send their events
- * before the insert returns, so a finished load has queued everything it brought. */
+/* Settled: no module is loading. Modules' devices send their events before the insert
+ * returns, so a finished load has queued everything it brought; the caller drains the
+ * queue before it asks. */
 static bool settled(const struct devices *d)
 {
 	return modules_loading(d->modules) == 0;
