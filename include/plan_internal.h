@@ -1,0 +1,122 @@
+/* The planner's parts (init/plan*.c) share one struct planner: each decision reads what the
+ * ones before it chose (the disk, root, /usr) and writes to the same plan. Only what crosses
+ * a file is here; the rest stays static where it is used. Not for use outside the planner:
+ * its only interface is plan.h. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plan.h"
+
+#define ROOT_MOUNT_POINT SYSROOT
+#define LABEL_SHOWN 64
+#define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
+
+struct text {
+	char *buf;
+	size_t size;
+	size_t len;
+	bool full;
+};
+
+struct planner {
+	const struct options *opts;
+	const struct disk_set *disks;
+	const struct machine *machine;
+	struct plan *plan;
+	size_t notes_dropped;
+	const struct disk *disk;       /* discovery happens here; NULL when it does not */
+	const struct part *root;       /* NULL for root=tmpfs */
+	const struct disk *root_disk;
+	bool root_explicit;
+	enum arch root_arch;
+	const struct part *usr;        /* NULL when /usr is part of the root */
+	const struct disk *usr_disk;
+	bool usr_explicit;
+	bool xbootldr_mounted;
+	bool root_rw;                  /* the disk root is mounted read-write */
+};
+
+/* The options a mount step gets, before they are written out in their fixed order. */
+struct mount_flags {
+	bool rw;
+	bool nodev;
+	bool nosuid;
+	bool noexec;
+	bool umask;
+	bool norecovery;
+	const char *user; /* rootflags= / mount.usrflags=, their ro/rw left out */
+};
+
+/* plan_text.c: text in the plan's fixed-size fields, notes and errors. */
+void text_init(struct text *t, char *buf, size_t size);
+void text_vadd(struct text *t, const char *fmt, va_list ap);
+void PRINTF_LIKE(2, 3) text_add(struct text *t, const char *fmt, ...);
+void text_mark_cut(struct text *t);
+const char *label_shown(const char *label, char out[LABEL_SHOWN]);
+void PRINTF_LIKE(2, 3) note(struct planner *p, const char *fmt, ...);
+void notes_finish(struct planner *p);
+void describe_disk(struct text *t, const struct disk *disk);
+int PRINTF_LIKE(3, 4) fail(struct planner *p, int err, const char *fmt, ...);
+int PRINTF_LIKE(3, 4) fail_found(struct planner *p, int err, const char *fmt, ...);
+
+/* plan_disk.c: the disk discovery happens on (p->disk). */
+int choose_disk(struct planner *p);
+
+/* plan_part.c: what any role may take of a partition. */
+enum dps_role part_role(const struct part *part);
+bool part_is(const struct part *part, enum dps_role role, enum arch arch);
+bool disk_is_gpt(const struct disk *disk);
+bool part_read_only(const struct part *part, const struct disk *disk);
+const char *auto_skip_reason(const struct part *part, enum dps_role role);
+void note_passed_over(struct planner *p, const struct part *part, enum dps_role role,
+		      const char *why);
+bool is_journalled(const char *fstype);
+int check_fstype(struct planner *p, const struct part *part, const char *what,
+		 const char *forced, const char *forced_key, bool discovered,
+		 const char **fstype);
+bool role_fstype_ok(struct planner *p, const struct part *part, enum dps_role role);
+bool part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT]);
+int refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
+		   const char *what);
+
+/* plan_pick.c: root and /usr (p->root, p->usr, their disks and arch). */
+const struct part *pick_versioned(struct planner *p, const struct disk *disk,
+				  enum dps_role role, enum arch arch, bool noting);
+void arch_order(enum arch first, enum arch native, enum arch order[3]);
+int resolve_explicit(struct planner *p);
+int choose_root(struct planner *p);
+void note_verity(struct planner *p);
+void choose_usr(struct planner *p);
+
+/* plan_options.c: mount options. */
+bool flags_want_rw(const char *flags);
+int format_options(struct planner *p, char *out, size_t size, const struct mount_flags *f,
+		   const char *target);
+int merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
+			char *out, size_t size, const char *target);
+
+/* plan_steps.c: writing steps; the root and /usr mounts. */
+int copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what);
+int add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
+	     const char *fstype, const struct part *part, struct plan_step **out);
+void PRINTF_LIKE(2, 3) step_reason(struct plan_step *step, const char *fmt, ...);
+int add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
+	       const char *fstype, const char *options, const char *reason);
+int add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason);
+int discovered_source(struct planner *p, const struct part *part, char *out, size_t size);
+int add_part_mount(struct planner *p, const struct part *part, const char *spec,
+		   const char *target, const char *fstype, struct mount_flags *flags,
+		   struct plan_step **out);
+int add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro);
+int add_usr_stage(struct planner *p);
+
+/* plan_volatile.c: the root stage (root=tmpfs, systemd.volatile=) and the skeleton. */
+int add_volatile_tmpfs(struct planner *p, const char *target, const char *reason);
+int add_root_stage(struct planner *p);
+int add_skeleton_stage(struct planner *p);
+
+/* plan_roles.c: the partitions mounted after root and /usr. */
+int add_discovered_stage(struct planner *p);

@@ -1,0 +1,224 @@
+/* Which partitions are the root and /usr: named on the command line, or discovered by type,
+ * architecture and version. The choice is made once, into struct planner (root, usr, their
+ * disks, whether each was named, the root's arch), before any step is written: what builds
+ * on it (mounts, later dm-verity or unlocking) reads it from there. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "util.h"
+
+/* The newer label wins (strverscmp: "root-1.10" > "root-1.9"), then the lower number. */
+static bool part_newer(const struct part *a, const struct part *b)
+{
+	int c = strverscmp(a->label, b->label);
+
+	return c > 0 || (c == 0 && a->number < b->number);
+}
+
+/* A partition mount.usr= names is the /usr, never also the discovered root. */
+static const char *pick_skip_reason(const struct planner *p, const struct part *part,
+				    enum dps_role role)
+{
+	const char *why = auto_skip_reason(part, role);
+
+	if (!why && p->usr_explicit && part == p->usr)
+		why = "it is named by mount.usr=";
+	return why;
+}
+
+/* The root or usr partition of arch on disk, or NULL. With noting, every partition passed
+ * over gets a note saying why. */
+const struct part *pick_versioned(struct planner *p, const struct disk *disk,
+				  enum dps_role role, enum arch arch, bool noting)
+{
+	const struct part *best = NULL;
+	char label[LABEL_SHOWN];
+
+	for (size_t i = 0; i < disk->n_parts; i++) {
+		const struct part *part = &disk->parts[i];
+		const char *why;
+
+		if (!part_is(part, role, arch))
+			continue;
+		why = pick_skip_reason(p, part, role);
+		if (why) {
+			if (noting)
+				note_passed_over(p, part, role, why);
+			continue;
+		}
+		if (!best || part_newer(part, best))
+			best = part;
+	}
+	for (size_t i = 0; best && noting && i < disk->n_parts; i++) {
+		const struct part *part = &disk->parts[i];
+		char why[PLAN_TEXT];
+
+		if (part == best || !part_is(part, role, arch) || pick_skip_reason(p, part, role))
+			continue;
+		if (strverscmp(part->label, best->label) == 0)
+			snprintf(why, sizeof(why), "partition %u has the same version and a lower number",
+				 best->number);
+		else
+			snprintf(why, sizeof(why), "partition %u (label '%s') has a newer version",
+				 best->number, label_shown(best->label, label));
+		note_passed_over(p, part, role, why);
+	}
+	return best;
+}
+
+/* The arches to look for root (or usr) in, best first; ARCH_INVALID ends the list. */
+void arch_order(enum arch first, enum arch native, enum arch order[3])
+{
+	size_t n = 0;
+	enum arch wanted[3] = { first, native, arch_secondary(native) };
+
+	for (size_t i = 0; i < ARRAY_SIZE(wanted); i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < n; j++)
+			seen = seen || order[j] == wanted[i];
+		if (wanted[i] != ARCH_INVALID && !seen)
+			order[n++] = wanted[i];
+	}
+	for (; n < 3; n++)
+		order[n] = ARCH_INVALID;
+}
+
+static const struct part *pick_in_order(struct planner *p, const struct disk *disk,
+					enum dps_role role, const enum arch order[3], bool noting,
+					enum arch *found_arch)
+{
+	const struct part *part = NULL;
+
+	for (size_t i = 0; i < 3 && !part && order[i] != ARCH_INVALID; i++) {
+		part = pick_versioned(p, disk, role, order[i], noting);
+		if (part && found_arch)
+			*found_arch = order[i];
+	}
+	return part;
+}
+
+static int resolve_spec(struct planner *p, const char *key, const char *spec,
+			const struct part **part, const struct disk **disk)
+{
+	int r = disk_set_find(p->disks, spec, part, disk);
+
+	if (r == -ENOTUNIQ)
+		r = fail(p, -ENOTUNIQ, "%s%s matches several partitions: refusing to pick one; "
+			 "name it by PARTUUID=", key, spec);
+	else if (r < 0)
+		r = fail_found(p, -ENOENT, "%s%s matches no partition (at boot the device may not "
+			       "have appeared yet)", key, spec);
+	return r;
+}
+
+int resolve_explicit(struct planner *p)
+{
+	const struct options *opts = p->opts;
+	int r = 0;
+
+	if (opts->root_kind == ROOT_DEVICE) {
+		if (!opts->root || !opts->root[0]) {
+			r = fail(p, -EINVAL, "root= is empty: give a device, 'gpt-auto' or 'tmpfs'");
+			goto out;
+		}
+		r = resolve_spec(p, "root=", opts->root, &p->root, &p->root_disk);
+		if (r < 0)
+			goto out;
+		p->root_explicit = true;
+	}
+	if (opts->usr && opts->usr[0]) {
+		r = resolve_spec(p, "mount.usr=", opts->usr, &p->usr, &p->usr_disk);
+		if (r < 0)
+			goto out;
+		p->usr_explicit = true;
+	}
+	if (p->root && p->root == p->usr)
+		r = fail(p, -EINVAL, "root=%s and mount.usr=%s name the same partition %u of %s",
+			 opts->root, opts->usr, p->root->number, p->root_disk->path);
+out:
+	return r;
+}
+
+int choose_root(struct planner *p)
+{
+	enum arch order[3];
+	char label[LABEL_SHOWN];
+	int r = 0;
+
+	p->root_arch = p->machine->arch;
+	if (p->opts->root_kind == ROOT_TMPFS)
+		goto out;
+	if (p->root_explicit) {
+		const struct dps_type *type = dps_type_from_uuid(p->root->type);
+
+		if (type && type->role == DPS_ROOT && type->arch != ARCH_INVALID)
+			p->root_arch = type->arch;
+		goto out;
+	}
+	if (!p->disk) {
+		r = fail_found(p, -ENOENT, "no disk to look for a root partition on: give root=");
+		goto out;
+	}
+	arch_order(p->machine->arch, p->machine->arch, order);
+	p->root = pick_in_order(p, p->disk, DPS_ROOT, order, true, &p->root_arch);
+	if (!p->root) {
+		struct text t;
+
+		text_init(&t, p->plan->error, PLAN_TEXT);
+		text_add(&t, "no root partition (type %s for %s) on %s; found: ",
+			 dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]), p->disk->path);
+		describe_disk(&t, p->disk);
+		text_mark_cut(&t);
+		r = -ENOENT;
+		goto out;
+	}
+	p->root_disk = p->disk;
+	if (p->root_arch != p->machine->arch)
+		note(p, "no %s root partition on %s: using the %s one", arch_name(p->machine->arch),
+		     p->disk->path, arch_name(p->root_arch));
+	note(p, "root: partition %u%s%s%s on %s", p->root->number, p->root->label[0] ? " (label '" : "",
+	     label_shown(p->root->label, label), p->root->label[0] ? "')" : "", p->disk->path);
+out:
+	return r;
+}
+
+void note_verity(struct planner *p)
+{
+	for (size_t i = 0; p->disk && i < p->disk->n_parts; i++) {
+		const struct part *part = &p->disk->parts[i];
+		enum dps_role role = part_role(part);
+
+		if (role == DPS_ROOT_VERITY || role == DPS_USR_VERITY || role == DPS_ROOT_VERITY_SIG ||
+		    role == DPS_USR_VERITY_SIG)
+			note(p, "partition %u (%s) ignored: earlymount does not set up dm-verity",
+			     part->number, dps_role_name(role));
+	}
+}
+
+void choose_usr(struct planner *p)
+{
+	enum arch order[3];
+	enum arch arch = ARCH_INVALID;
+	char label[LABEL_SHOWN];
+
+	if (p->usr_explicit || !p->disk)
+		return;
+	arch_order(p->root_arch, p->machine->arch, order);
+	p->usr = pick_in_order(p, p->disk, DPS_USR, order, true, &arch);
+	if (p->usr && p->usr == p->root) {
+		note(p, "partition %u not mounted on /usr: it is the root (root=%s)", p->usr->number,
+		     p->opts->root);
+		p->usr = NULL;
+	}
+	if (!p->usr)
+		return;
+	p->usr_disk = p->disk;
+	if (arch != p->root_arch)
+		note(p, "no %s usr partition on %s: using the %s one", arch_name(p->root_arch),
+		     p->disk->path, arch_name(arch));
+	note(p, "usr: partition %u%s%s%s on %s", p->usr->number, p->usr->label[0] ? " (label '" : "",
+	     label_shown(p->usr->label, label), p->usr->label[0] ? "')" : "", p->disk->path);
+}

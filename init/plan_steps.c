@@ -1,0 +1,222 @@
+/* Writing steps, and the mounts of root and /usr. The plan's fields are fixed-size, so
+ * every write is checked here, once: a new kind of step (dm-verity, unlocking) goes through
+ * add_step() and its helpers rather than filling struct plan_step itself. Root and /usr are
+ * mounted by alike rules (GPT bit 60 and norecovery, nodev unless named on the command line),
+ * kept beside add_part_mount(), which both go through. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "util.h"
+
+int copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what)
+{
+	int r = copy_str(dst, size, src ? src : "");
+
+	if (r < 0)
+		r = fail(p, -EINVAL, "%s '%.40s...' is longer than %zu bytes", what, src, size - 1);
+	return r;
+}
+
+int add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
+	     const char *fstype, const struct part *part, struct plan_step **out)
+{
+	struct plan *plan = p->plan;
+	struct plan_step *step;
+	int r;
+
+	if (plan->n_steps >= PLAN_MAX_STEPS) {
+		r = fail(p, -E2BIG, "the plan needs more than %d steps (at %s %s)", PLAN_MAX_STEPS,
+			 plan_op_name(op), target);
+		goto out;
+	}
+	step = &plan->steps[plan->n_steps];
+	memset(step, 0, sizeof(*step));
+	step->op = op;
+	step->part = part;
+	r = copy_field(p, step->source, sizeof(step->source), source, "source");
+	if (r == 0)
+		r = copy_field(p, step->target, sizeof(step->target), target, "target");
+	if (r == 0)
+		r = copy_field(p, step->fstype, sizeof(step->fstype), fstype, "filesystem type");
+	if (r < 0)
+		goto out;
+	plan->n_steps++;
+	*out = step;
+out:
+	return r;
+}
+
+void PRINTF_LIKE(2, 3) step_reason(struct plan_step *step, const char *fmt, ...)
+{
+	struct text t;
+	va_list ap;
+
+	text_init(&t, step->reason, sizeof(step->reason));
+	va_start(ap, fmt);
+	text_vadd(&t, fmt, ap);
+	va_end(ap);
+	text_mark_cut(&t);
+}
+
+int add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
+	       const char *fstype, const char *options, const char *reason)
+{
+	struct plan_step *step = NULL;
+	int r = add_step(p, op, source, target, fstype, NULL, &step);
+
+	if (r == 0)
+		r = copy_field(p, step->options, sizeof(step->options), options, "options");
+	if (r == 0)
+		step_reason(step, "%s", reason);
+	return r;
+}
+
+int add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason)
+{
+	struct plan_step *step = NULL;
+	int r = add_step(p, OP_MKDIR, "", target, "", NULL, &step);
+
+	if (r == 0) {
+		step->mode = mode;
+		step_reason(step, "%s", reason);
+	}
+	return r;
+}
+
+/* The partition spec a discovered partition is mounted by; a PARTUUID seen twice is
+ * ambiguous at boot. */
+int discovered_source(struct planner *p, const struct part *part, char *out, size_t size)
+{
+	int r;
+
+	snprintf(out, size, "PARTUUID=%s", part->partuuid);
+	r = disk_set_find(p->disks, out, NULL, NULL);
+	if (r == -ENOTUNIQ)
+		r = fail(p, -ENOTUNIQ, "PARTUUID %s of partition %u is on several partitions (a cloned "
+			 "disk?): give each a new one, or name the root with root=/dev/...",
+			 part->partuuid, part->number);
+	else
+		r = 0;
+	return r;
+}
+
+/* Root or /usr: the part, how it is named, and the flags it is mounted with. */
+int add_part_mount(struct planner *p, const struct part *part, const char *spec,
+		   const char *target, const char *fstype, struct mount_flags *flags,
+		   struct plan_step **out)
+{
+	char source[PLAN_PATH];
+	struct plan_step *step = NULL;
+	int r = 0;
+
+	if (spec)
+		r = copy_field(p, source, sizeof(source), spec, "device");
+	else
+		r = discovered_source(p, part, source, sizeof(source));
+	if (r < 0)
+		goto out;
+	r = add_step(p, OP_MOUNT, source, target, fstype, part, &step);
+	if (r < 0)
+		goto out;
+	r = format_options(p, step->options, sizeof(step->options), flags, target);
+	if (r == 0)
+		*out = step;
+out:
+	return r;
+}
+
+int add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro)
+{
+	const struct options *opts = p->opts;
+	struct mount_flags flags = { 0 };
+	const char *fstype = NULL;
+	struct plan_step *step = NULL;
+	bool read_only = part_read_only(p->root, p->root_disk);
+	int r;
+
+	r = refuse_damaged(p, p->root_disk, p->root, "root");
+	if (r == 0)
+		r = check_fstype(p, p->root, "root", opts->rootfstype, "rootfstype=", !p->root_explicit,
+				 &fstype);
+	if (r < 0)
+		goto out;
+	flags.rw = opts->rw == 1 && !force_ro && !read_only;
+	if (opts->rw == 1 && force_ro)
+		note(p, "root mounted read-only although rw was given: %s", why_ro);
+	else if (opts->rw == 1 && read_only)
+		note(p, "root partition %u mounted read-only although rw was given: GPT bit 60 "
+		     "(read-only) set", p->root->number);
+	flags.nodev = !p->root_explicit;
+	/* Only bit 60 earns norecovery: a root merely mounted ro is remounted rw by the real
+	 * init, and ext4/xfs refuse that remount after a mount with norecovery. */
+	flags.norecovery = read_only && is_journalled(fstype);
+	flags.user = opts->rootflags;
+	p->root_rw = flags.rw;
+	r = add_part_mount(p, p->root, p->root_explicit ? opts->root : NULL, target, fstype, &flags,
+			   &step);
+	if (r < 0)
+		goto out;
+	if (p->root_explicit)
+		step_reason(step, "root=%s (partition %u of %s)", opts->root, p->root->number,
+			    p->root_disk->path);
+	else
+		step_reason(step, "root: discovered partition %u of %s", p->root->number,
+			    p->root_disk->path);
+out:
+	return r;
+}
+
+int add_usr_stage(struct planner *p)
+{
+	const struct options *opts = p->opts;
+	/* The root's flags are a tmpfs's under root=tmpfs: nothing for a /usr filesystem. */
+	const char *flags_given = opts->usrflags ? opts->usrflags
+				: opts->root_kind == ROOT_TMPFS ? NULL : opts->rootflags;
+	struct mount_flags flags = { 0 };
+	const char *fstype = NULL;
+	struct plan_step *step = NULL;
+	bool read_only;
+	int r = 0;
+
+	if (!p->usr) {
+		if (opts->root_kind == ROOT_TMPFS)
+			r = fail_found(p, -ENOENT, "root=tmpfs needs a /usr: give mount.usr= or add a usr "
+				       "partition");
+		goto out;
+	}
+	r = refuse_damaged(p, p->usr_disk, p->usr, "usr");
+	if (r == 0)
+		r = check_fstype(p, p->usr, "usr", opts->usrfstype, "mount.usrfstype=", !p->usr_explicit,
+				 &fstype);
+	if (r < 0)
+		goto out;
+	read_only = part_read_only(p->usr, p->usr_disk);
+	/* Read-only /usr everywhere: only mount.usrflags=rw itself makes it writable. */
+	flags.rw = flags_want_rw(opts->usrflags);
+	if (flags.rw && read_only) {
+		note(p, "usr partition %u mounted read-only although rw was given: GPT bit 60 "
+		     "(read-only) set", p->usr->number);
+		flags.rw = false;
+	} else if (flags.rw && opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_YES) {
+		note(p, "/usr mounted read-only although rw was given: systemd.volatile=yes");
+		flags.rw = false;
+	}
+	flags.nodev = !p->usr_explicit;
+	flags.norecovery = read_only && is_journalled(fstype);
+	flags.user = flags_given;
+	r = add_part_mount(p, p->usr, p->usr_explicit ? opts->usr : NULL, ROOT_MOUNT_POINT "/usr",
+			   fstype, &flags, &step);
+	if (r < 0)
+		goto out;
+	if (p->usr_explicit)
+		step_reason(step, "mount.usr=%s (partition %u of %s)", opts->usr, p->usr->number,
+			    p->usr_disk->path);
+	else
+		step_reason(step, "usr: discovered partition %u of %s", p->usr->number,
+			    p->usr_disk->path);
+out:
+	return r;
+}

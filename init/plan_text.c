@@ -1,0 +1,177 @@
+/* How the planner explains itself. Every choice, and every refusal, is a sentence the user
+ * may read at a failed boot, written into the plan's fixed-size fields: a cut line must say
+ * it was cut, text from a disk (labels) must stay printable, and too many notes must never
+ * fail the boot. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "util.h"
+
+void text_init(struct text *t, char *buf, size_t size)
+{
+	t->buf = buf;
+	t->size = size;
+	t->len = 0;
+	t->full = false;
+	buf[0] = '\0';
+}
+
+void text_vadd(struct text *t, const char *fmt, va_list ap)
+{
+	size_t room = t->size - t->len;
+	int n;
+
+	if (t->full)
+		return;
+	n = vsnprintf(t->buf + t->len, room, fmt, ap);
+	if (n < 0 || (size_t)n >= room) {
+		t->full = true;
+		t->len = t->size - 1;
+		return;
+	}
+	t->len += (size_t)n;
+}
+
+void PRINTF_LIKE(2, 3) text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	text_vadd(t, fmt, ap);
+	va_end(ap);
+}
+
+/* A cut line ends in "..." and never in half a UTF-8 sequence. */
+void text_mark_cut(struct text *t)
+{
+	size_t at;
+
+	if (!t->full || t->size < 4)
+		return;
+	at = t->size - 4;
+	while (at > 0 && ((unsigned char)t->buf[at] & 0xc0) == 0x80)
+		at--;
+	memcpy(t->buf + at, "...", 4);
+}
+
+/* Labels come from the disk: keep them on one line, short, and text (cut between
+ * characters, any byte that is not UTF-8 shown as '?'). */
+const char *label_shown(const char *label, char out[LABEL_SHOWN])
+{
+	size_t i;
+
+	for (i = 0; label[i] && i < LABEL_SHOWN - 1; i++)
+		out[i] = ((unsigned char)label[i] < 0x20 || label[i] == 0x7f) ? '?' : label[i];
+	/* Cut before a character the limit splits: at most 3 continuation bytes to give back. */
+	for (size_t back = 0; label[i] && back < 3 && i > 0 && ((unsigned char)label[i] & 0xc0) == 0x80;
+	     back++)
+		i--;
+	out[i] = '\0';
+	utf8_sanitize(out);
+	return out;
+}
+
+void PRINTF_LIKE(2, 3) note(struct planner *p, const char *fmt, ...)
+{
+	struct plan *plan = p->plan;
+	struct text t;
+	va_list ap;
+
+	if (plan->n_notes >= PLAN_MAX_NOTES) {
+		p->notes_dropped++;
+		return;
+	}
+	text_init(&t, plan->notes[plan->n_notes], PLAN_TEXT);
+	va_start(ap, fmt);
+	text_vadd(&t, fmt, ap);
+	va_end(ap);
+	text_mark_cut(&t);
+	plan->n_notes++;
+}
+
+/* Notes explain, they never fail a boot: the last one says how many did not fit. */
+void notes_finish(struct planner *p)
+{
+	if (p->notes_dropped == 0)
+		return;
+	snprintf(p->plan->notes[PLAN_MAX_NOTES - 1], PLAN_TEXT, "... and %zu more notes left out",
+		 p->notes_dropped + 1);
+}
+
+static const char *part_type_name(const struct part *part, char *buf, size_t size)
+{
+	const struct dps_type *type = dps_type_from_uuid(part->type);
+
+	if (!type)
+		snprintf(buf, size, "%s", part->type[0] ? part->type : "none");
+	else if (type->arch == ARCH_INVALID)
+		snprintf(buf, size, "%s", dps_role_name(type->role));
+	else
+		snprintf(buf, size, "%s-%s", dps_role_name(type->role), arch_name(type->arch));
+	return buf;
+}
+
+void describe_disk(struct text *t, const struct disk *disk)
+{
+	char name[48];
+
+	text_add(t, "%s: ", disk->path);
+	if (!disk->pttype[0])
+		text_add(t, "no partition table");
+	else
+		text_add(t, "%s, %zu partition%s", disk->pttype, disk->n_parts,
+			 disk->n_parts == 1 ? "" : "s");
+	for (size_t i = 0; i < disk->n_parts; i++)
+		text_add(t, "%s%s", i == 0 ? (disk->n_parts == 1 ? " of type " : " of types ") : ", ",
+			 part_type_name(&disk->parts[i], name, sizeof(name)));
+	if (disk->removable)
+		text_add(t, " (removable)");
+}
+
+static void describe_disks(struct text *t, const struct disk_set *set)
+{
+	if (set->n == 0)
+		text_add(t, "no disks");
+	for (size_t i = 0; i < set->n; i++) {
+		if (i > 0)
+			text_add(t, "; ");
+		describe_disk(t, &set->disks[i]);
+	}
+}
+
+static int fail_v(struct planner *p, int err, bool found, const char *fmt, va_list ap)
+{
+	struct text t;
+
+	text_init(&t, p->plan->error, PLAN_TEXT);
+	text_vadd(&t, fmt, ap);
+	if (found) {
+		text_add(&t, "; found: ");
+		describe_disks(&t, p->disks);
+	}
+	text_mark_cut(&t);
+	return err;
+}
+
+int PRINTF_LIKE(3, 4) fail(struct planner *p, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err = fail_v(p, err, false, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* Ends the message with what the disk set holds, so the user sees what was probed. */
+int PRINTF_LIKE(3, 4) fail_found(struct planner *p, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err = fail_v(p, err, true, fmt, ap);
+	va_end(ap);
+	return err;
+}
