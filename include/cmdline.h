@@ -28,6 +28,15 @@ enum root_kind {
 	ROOT_TMPFS,    /* root=tmpfs */
 };
 
+/* A dm-verity device of systemd's command line: roothash= with systemd.verity_root_*=, or
+ * usrhash= with systemd.verity_usr_*=. */
+struct verity_spec {
+	const char *hash;        /* the root hash, hex */
+	const char *data;        /* the data device spec; NULL: the PARTUUID the hash names */
+	const char *hash_device; /* the hash device spec; NULL: likewise */
+	const char *options;     /* systemd-veritysetup's options */
+};
+
 /* Every string points into storage owned by the struct; NULL when the key was absent. */
 struct options {
 	enum root_kind root_kind;
@@ -41,6 +50,9 @@ struct options {
 	const char *usrflags;    /* mount.usrflags= (every one joined with commas) */
 
 	bool gpt_auto;           /* systemd.gpt_auto= / rd.systemd.gpt_auto=, default true */
+	bool verity;             /* systemd.verity= / rd.systemd.verity=, default true */
+	struct verity_spec verity_root;
+	struct verity_spec verity_usr;
 	enum volatile_mode volatile_mode;
 	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
 	const char *init;        /* init= */

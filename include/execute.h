@@ -16,6 +16,9 @@ struct execute_ctx {
 	/* Makes sure the kernel can mount fstype (loads its module); may be NULL. The result is
 	 * advisory: mount(2) has the last word. */
 	int (*ensure_fs)(const char *fstype, void *data);
+	/* Loads the module a modalias names (a device-mapper target: "dm-verity"); may be NULL.
+	 * Advisory as well: the kernel refuses what it cannot do. */
+	int (*load_module)(const char *modalias, void *data);
 	void *data;
 	char why[EXECUTE_WHY];        /* after a failure: what failed, why, and what to try */
 };

@@ -10,6 +10,7 @@
 #include "cmdline.h"
 #include "disk.h"
 #include "dps.h"
+#include "verity.h"
 
 #define SYSROOT "/sysroot"
 /* Where earlymount keeps its own mounts and state in the initramfs (moved with /run). */
@@ -31,6 +32,9 @@ enum plan_op {
 	OP_SYMLINK, /* target -> source */
 	OP_SWAPON,  /* swap on source */
 	OP_UMOUNT,  /* unmount target */
+	OP_VERITY,  /* a dm-verity device target (/dev/mapper/NAME) over the data device source
+		     * and the hash device hash_source, checked against root_hash; options are
+		     * systemd-veritysetup's */
 	/* The file-hierarchy skeleton of a writable root. The planner cannot look into /usr, so
 	 * these are conditional: the executor checks at boot, never replaces what exists, and a
 	 * failure is a warning (the switch_root check judges whether init can still start). */
@@ -50,6 +54,9 @@ struct plan_step {
 	char options[PLAN_OPTIONS];
 	unsigned mode;                /* OP_MKDIR, OP_SKEL_DIR */
 	const struct part *part;      /* the partition behind source, when known */
+	char hash_source[PLAN_PATH];  /* OP_VERITY: the hash device spec */
+	const struct part *hash_part; /* OP_VERITY: the partition behind hash_source, when known */
+	char root_hash[VERITY_HASH_HEX_MAX + 1]; /* OP_VERITY */
 	bool optional;                /* a failure is a warning and the boot goes on without it */
 	char reason[PLAN_TEXT];       /* one line: why this step */
 };

@@ -21,6 +21,19 @@ struct text {
 	bool full;
 };
 
+/* A verity device wanted for root or /usr, and the partitions found for it. */
+struct verity_pick {
+	const struct verity_spec *spec; /* the command line's; NULL: not verified */
+	const char *name;               /* "root", "usr": the device-mapper name */
+	const char *hash_key;           /* "roothash=", "usrhash=" */
+	enum dps_role data_role, hash_role;
+	char mapper[32];                /* "/dev/mapper/root" */
+	bool named;                     /* root= (mount.usr=) names the mapper device */
+	struct verity_options options;
+	const struct part *data, *hash;
+	const struct disk *data_disk, *hash_disk;
+};
+
 struct planner {
 	const struct options *opts;
 	const struct disk_set *disks;
@@ -37,6 +50,8 @@ struct planner {
 	bool usr_explicit;
 	bool xbootldr_mounted;
 	bool root_rw;                  /* the disk root is mounted read-write */
+	struct verity_pick root_verity;
+	struct verity_pick usr_verity;
 };
 
 /* The options a mount step gets, before they are written out in their fixed order. */
@@ -86,10 +101,21 @@ int refuse_damaged(struct planner *p, const struct disk *disk, const struct part
 const struct part *pick_versioned(struct planner *p, const struct disk *disk,
 				  enum dps_role role, enum arch arch, bool noting);
 void arch_order(enum arch first, enum arch native, enum arch order[3]);
+/* The partition a device spec of the command line names, key= in messages. */
+int resolve_spec(struct planner *p, const char *key, const char *spec,
+		 const struct part **part, const struct disk **disk);
 int resolve_explicit(struct planner *p);
 int choose_root(struct planner *p);
+int choose_usr(struct planner *p);
+
+/* plan_verity.c: dm-verity for root and /usr. */
+int verity_resolve_options(struct planner *p);
+bool verity_names_device(const struct verity_pick *v, const char *device);
+int verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
+		  const struct disk **disk);
+int verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
+			struct mount_flags *flags, const char **spec, const struct part **part);
 void note_verity(struct planner *p);
-void choose_usr(struct planner *p);
 
 /* plan_options.c: mount options. */
 bool flags_want_rw(const char *flags);

@@ -336,6 +336,13 @@ static int ensure_filesystem(const char *fstype, void *data)
 	return modules_load_alias(&b->modules, alias);
 }
 
+static int load_module(const char *modalias, void *data)
+{
+	struct boot *b = data;
+
+	return modules_load_alias(&b->modules, modalias);
+}
+
 static int read_machine_id(const char *path, uint8_t id[16], const char **why)
 {
 	char text[64];
@@ -388,7 +395,7 @@ static int stage_mount(struct boot *b)
 	int r;
 
 	ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
-				    .data = b };
+				    .load_module = load_module, .data = b };
 	if (b->plan.wants_machine_id) {
 		done = b->plan.root_steps;
 		r = execute_steps(b->plan.steps, 0, done, &ctx);

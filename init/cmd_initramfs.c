@@ -61,6 +61,8 @@ static const struct default_module {
 	{ "btrfs", ARCH_INVALID },
 	{ "xfs", ARCH_INVALID },
 	{ "overlay", ARCH_INVALID },
+	/* roothash=/usrhash=: verified images (device-mapper and its buffer cache come along) */
+	{ "dm_verity", ARCH_INVALID },
 	/* LoaderDevicePartUUID is read from efivarfs, a module in Debian's kernels */
 	{ "efivarfs", ARCH_INVALID },
 	/* arm64 machines put virtio and host controllers on platform buses (QEMU virt's

@@ -11,6 +11,7 @@
 #include "cmdline.h"
 #include "util.h"
 #include "uuid.h"
+#include "verity.h"
 
 enum key_form {
 	FORM_SWITCH,   /* a bare word; "quiet=1" and the like are left alone, as systemd does */
@@ -33,7 +34,9 @@ typedef int key_handler(struct options *o, const char *value, const char **why);
 
 static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfstype, set_gpt_auto,
 	set_volatile, set_init, set_disk, set_machine_id, set_emergency, set_break, set_quiet,
-	set_debug, set_rootwait, set_timeout, set_rootdelay;
+	set_debug, set_rootwait, set_timeout, set_rootdelay, set_verity, set_roothash, set_usrhash,
+	set_verity_root_data, set_verity_root_hash, set_verity_root_options, set_verity_usr_data,
+	set_verity_usr_hash, set_verity_usr_options;
 
 /* One table for the parser and for cmdline_known_keys[]. */
 #define CMDLINE_KEYS(KEY)                                                   \
@@ -48,6 +51,16 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	KEY("systemd.gpt_auto",    FORM_OPTIONAL, set_gpt_auto,   LIST_NONE)      \
 	KEY("rd.systemd.gpt_auto", FORM_OPTIONAL, set_gpt_auto,   LIST_NONE)      \
 	KEY("systemd.volatile",    FORM_OPTIONAL, set_volatile,   LIST_NONE)      \
+	KEY("systemd.verity",      FORM_OPTIONAL, set_verity,     LIST_NONE)      \
+	KEY("rd.systemd.verity",   FORM_OPTIONAL, set_verity,     LIST_NONE)      \
+	KEY("roothash",            FORM_VALUE,    set_roothash,   LIST_NONE)      \
+	KEY("usrhash",             FORM_VALUE,    set_usrhash,    LIST_NONE)      \
+	KEY("systemd.verity_root_data",    FORM_VALUE, set_verity_root_data,    LIST_NONE) \
+	KEY("systemd.verity_root_hash",    FORM_VALUE, set_verity_root_hash,    LIST_NONE) \
+	KEY("systemd.verity_root_options", FORM_VALUE, set_verity_root_options, LIST_NONE) \
+	KEY("systemd.verity_usr_data",     FORM_VALUE, set_verity_usr_data,     LIST_NONE) \
+	KEY("systemd.verity_usr_hash",     FORM_VALUE, set_verity_usr_hash,     LIST_NONE) \
+	KEY("systemd.verity_usr_options",  FORM_VALUE, set_verity_usr_options,  LIST_NONE) \
 	KEY("init",                FORM_VALUE,    set_init,       LIST_NONE)      \
 	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
 	KEY("systemd.machine_id",  FORM_VALUE,    set_machine_id, LIST_NONE)      \
@@ -157,6 +170,7 @@ void options_init(struct options *opts)
 	opts->root_kind = ROOT_DISCOVER;
 	opts->rw = -1;
 	opts->gpt_auto = true;
+	opts->verity = true;
 	opts->volatile_mode = VOLATILE_NO;
 	opts->timeout_sec = -1;
 	opts->rootdelay_sec = -1;
@@ -365,6 +379,79 @@ static int set_gpt_auto(struct options *o, const char *value, const char **why)
 	}
 	o->gpt_auto = b;
 	return 0;
+}
+
+static int set_verity(struct options *o, const char *value, const char **why)
+{
+	int b = value ? parse_boolean(value) : 1;
+
+	if (b < 0) {
+		*why = "not a boolean; use yes or no (or 1/0, true/false, on/off, y/n, t/f)";
+		return b;
+	}
+	o->verity = b;
+	return 0;
+}
+
+static int set_hash(struct options *o, const char *value, const char **field, const char **why)
+{
+	if (value[0] && verity_hash_check(value) < 0) {
+		*why = "not a root hash: 64 to 128 hex digits (sha256 gives 64), as veritysetup "
+		       "format or systemd-repart print it";
+		return -EINVAL;
+	}
+	return store_or_reset(o, value, field);
+}
+
+static int set_roothash(struct options *o, const char *value, const char **why)
+{
+	return set_hash(o, value, &o->verity_root.hash, why);
+}
+
+static int set_usrhash(struct options *o, const char *value, const char **why)
+{
+	return set_hash(o, value, &o->verity_usr.hash, why);
+}
+
+static int set_verity_device(struct options *o, const char *value, const char **field,
+			     const char **why)
+{
+	if (value[0] && !is_device_spec(value)) {
+		*why = "not a device; give a path such as /dev/vda2, or a UUID=, PARTUUID=, LABEL= "
+		       "or PARTLABEL= tag";
+		return -EINVAL;
+	}
+	return store_or_reset(o, value, field);
+}
+
+static int set_verity_root_data(struct options *o, const char *value, const char **why)
+{
+	return set_verity_device(o, value, &o->verity_root.data, why);
+}
+
+static int set_verity_root_hash(struct options *o, const char *value, const char **why)
+{
+	return set_verity_device(o, value, &o->verity_root.hash_device, why);
+}
+
+static int set_verity_root_options(struct options *o, const char *value, const char **why)
+{
+	return store_or_reset(o, value, &o->verity_root.options);
+}
+
+static int set_verity_usr_data(struct options *o, const char *value, const char **why)
+{
+	return set_verity_device(o, value, &o->verity_usr.data, why);
+}
+
+static int set_verity_usr_hash(struct options *o, const char *value, const char **why)
+{
+	return set_verity_device(o, value, &o->verity_usr.hash_device, why);
+}
+
+static int set_verity_usr_options(struct options *o, const char *value, const char **why)
+{
+	return store_or_reset(o, value, &o->verity_usr.options);
 }
 
 static int set_volatile(struct options *o, const char *value, const char **why)

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "mountopts.h"
 #include "util.h"
+#include "verity_open.h"
 
 /* Enough for any /proc/filesystems: ~40 lines of "nodev\tname\n". */
 #define FILESYSTEMS_MAX 4096
@@ -83,14 +84,16 @@ out:
 	return found;
 }
 
-int execute_resolve_source(const struct plan_step *step, const struct disk_set *disks,
-			   char *out, size_t size, const struct part **part)
+/* A device spec to a node: the partition's when known, a path as it is, else looked up. */
+static int resolve_device(const char *spec, const struct part *known,
+			  const struct disk_set *disks, char *out, size_t size,
+			  const struct part **part)
 {
-	const struct part *found = step->part;
+	const struct part *found = known;
 	int r = 0;
 
-	if (!found && step->source[0] == '/') {
-		r = copy_str(out, size, step->source);
+	if (!found && spec[0] == '/') {
+		r = copy_str(out, size, spec);
 		goto out;
 	}
 	if (!found && !disks) {
@@ -98,7 +101,7 @@ int execute_resolve_source(const struct plan_step *step, const struct disk_set *
 		goto out;
 	}
 	if (!found)
-		r = disk_set_find(disks, step->source, &found, NULL);
+		r = disk_set_find(disks, spec, &found, NULL);
 	if (r == 0 && !found->devpath[0])
 		r = -ENODEV;
 	if (r == 0)
@@ -107,6 +110,12 @@ out:
 	if (part)
 		*part = r == 0 ? found : NULL;
 	return r;
+}
+
+int execute_resolve_source(const struct plan_step *step, const struct disk_set *disks,
+			   char *out, size_t size, const struct part **part)
+{
+	return resolve_device(step->source, step->part, disks, out, size, part);
 }
 
 static void why_set(struct execute_ctx *ctx, const char *fmt, ...)
@@ -178,6 +187,11 @@ out:
 	return r;
 }
 
+static const char *resolve_failure(int r)
+{
+	return r == -ENOTUNIQ ? "several partitions match it, name one by PARTUUID=" : strerror(-r);
+}
+
 static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 {
 	const struct part *part = NULL;
@@ -186,10 +200,8 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), &part);
 
 	if (r < 0) {
-		why_set(ctx, "unable to find %s to mount on %s: %s",
-			 s->source, s->target,
-			 r == -ENOTUNIQ ? "several partitions match it, name one by PARTUUID="
-					: strerror(-r));
+		why_set(ctx, "unable to find %s to mount on %s: %s", s->source, s->target,
+			 resolve_failure(r));
 		goto out;
 	}
 	if (!fstype[0] && part)
@@ -202,6 +214,30 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 		goto out;
 	}
 	r = mount_at(ctx, dev, s->target, fstype, s->options);
+out:
+	return r;
+}
+
+static int op_verity(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	char data[PATH_MAX], hash[PATH_MAX];
+	const char *name = strrchr(s->target, '/') + 1;
+	const char *failed = s->source;
+	int r = resolve_device(s->source, s->part, ctx->disks, data, sizeof(data), NULL);
+
+	if (r == 0) {
+		failed = s->hash_source;
+		r = resolve_device(s->hash_source, s->hash_part, ctx->disks, hash, sizeof(hash), NULL);
+	}
+	if (r < 0) {
+		why_set(ctx, "unable to find %s for the verity device %s: %s", failed, s->target,
+			 resolve_failure(r));
+		goto out;
+	}
+	if (ctx->load_module)
+		ctx->load_module("dm-verity", ctx->data);
+	r = verity_open(&(struct verity_request){ name, data, hash, s->root_hash, s->options },
+			ctx->why, sizeof(ctx->why));
 out:
 	return r;
 }
@@ -585,6 +621,7 @@ static const struct op_runner {
 	[OP_SYMLINK] = { op_symlink },
 	[OP_SWAPON] = { op_swapon },
 	[OP_UMOUNT] = { op_umount },
+	[OP_VERITY] = { op_verity },
 	[OP_POPULATE] = { op_populate },
 	[OP_SKEL_DIR] = { op_skel_dir },
 	[OP_SKEL_LINK] = { op_skel_link },

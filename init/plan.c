@@ -18,6 +18,7 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_MOUNT] = "mount",     [OP_BIND] = "bind",       [OP_MOVE] = "move",
 	[OP_TMPFS] = "tmpfs",     [OP_OVERLAY] = "overlay", [OP_MKDIR] = "mkdir",
 	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
+	[OP_VERITY] = "verity",
 	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
 };
 
@@ -86,14 +87,17 @@ int plan_build(const struct plan_input *in, struct plan *plan)
 		goto out;
 	r = copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");
 	if (r == 0)
+		r = verity_resolve_options(&p);
+	if (r == 0)
 		r = resolve_explicit(&p);
 	if (r == 0)
 		r = choose_disk(&p);
 	if (r == 0)
 		r = choose_root(&p);
+	if (r == 0)
+		r = choose_usr(&p);
 	if (r < 0)
 		goto out;
-	choose_usr(&p);
 	note_verity(&p);
 	r = add_steps(&p);
 	if (r == 0)

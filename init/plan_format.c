@@ -90,6 +90,10 @@ static void json_step(const struct plan_step *step, FILE *out)
 	JSON_FIELD(out, "options", step->options);
 	if (step_has_mode(step))
 		fprintf(out, ", \"mode\": \"%04o\"", step->mode & 07777u);
+	if (step->op == OP_VERITY) {
+		JSON_FIELD(out, "hash_source", step->hash_source);
+		JSON_FIELD(out, "root_hash", step->root_hash);
+	}
 	JSON_FIELD(out, "reason", step->reason);
 	fputc('}', out);
 }
@@ -184,7 +188,13 @@ static void text_step(const struct plan_step *step, const size_t width[COL_MAX],
 	}
 	if (step_has_mode(step))
 		fprintf(out, "mode=%04o%s", step->mode & 07777u, step->options[0] ? "," : "");
-	if (!step_has_mode(step) || step->options[0]) {
+	if (step->op == OP_VERITY) {
+		ESCAPE_TEXT(long_text, step->hash_source);
+		fprintf(out, "hash=%s ", long_text);
+		ESCAPE_TEXT(long_text, step->root_hash);
+		fprintf(out, "roothash=%s%s", long_text, step->options[0] ? " " : "");
+	}
+	if ((!step_has_mode(step) && step->op != OP_VERITY) || step->options[0]) {
 		ESCAPE_TEXT(long_text, step->options);
 		fputs(long_text, out);
 	}

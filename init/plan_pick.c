@@ -100,8 +100,8 @@ static const struct part *pick_in_order(struct planner *p, const struct disk *di
 	return part;
 }
 
-static int resolve_spec(struct planner *p, const char *key, const char *spec,
-			const struct part **part, const struct disk **disk)
+int resolve_spec(struct planner *p, const char *key, const char *spec,
+		 const struct part **part, const struct disk **disk)
 {
 	int r = disk_set_find(p->disks, spec, part, disk);
 
@@ -119,7 +119,12 @@ int resolve_explicit(struct planner *p)
 	const struct options *opts = p->opts;
 	int r = 0;
 
-	if (opts->root_kind == ROOT_DEVICE) {
+	if (opts->root_kind == ROOT_DEVICE && verity_names_device(&p->root_verity, opts->root)) {
+		r = verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
+		if (r < 0)
+			goto out;
+		p->root_explicit = true;
+	} else if (opts->root_kind == ROOT_DEVICE) {
 		if (!opts->root || !opts->root[0]) {
 			r = fail(p, -EINVAL, "root= is empty: give a device, 'gpt-auto' or 'tmpfs'");
 			goto out;
@@ -129,7 +134,12 @@ int resolve_explicit(struct planner *p)
 			goto out;
 		p->root_explicit = true;
 	}
-	if (opts->usr && opts->usr[0]) {
+	if (verity_names_device(&p->usr_verity, opts->usr)) {
+		r = verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
+		if (r < 0)
+			goto out;
+		p->usr_explicit = true;
+	} else if (opts->usr && opts->usr[0]) {
 		r = resolve_spec(p, "mount.usr=", opts->usr, &p->usr, &p->usr_disk);
 		if (r < 0)
 			goto out;
@@ -142,6 +152,14 @@ out:
 	return r;
 }
 
+/* A root partition's type says which arch it is for; anything else keeps fallback. */
+static enum arch root_type_arch(const struct part *root, enum arch fallback)
+{
+	const struct dps_type *type = dps_type_from_uuid(root->type);
+
+	return type && type->role == DPS_ROOT && type->arch != ARCH_INVALID ? type->arch : fallback;
+}
+
 int choose_root(struct planner *p)
 {
 	enum arch order[3];
@@ -151,11 +169,14 @@ int choose_root(struct planner *p)
 	p->root_arch = p->machine->arch;
 	if (p->opts->root_kind == ROOT_TMPFS)
 		goto out;
+	if (p->root_verity.spec && !p->root_verity.named) {
+		r = verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
+		if (r == 0)
+			p->root_arch = root_type_arch(p->root, p->root_arch);
+		goto out;
+	}
 	if (p->root_explicit) {
-		const struct dps_type *type = dps_type_from_uuid(p->root->type);
-
-		if (type && type->role == DPS_ROOT && type->arch != ARCH_INVALID)
-			p->root_arch = type->arch;
+		p->root_arch = root_type_arch(p->root, p->root_arch);
 		goto out;
 	}
 	if (!p->disk) {
@@ -185,27 +206,16 @@ out:
 	return r;
 }
 
-void note_verity(struct planner *p)
-{
-	for (size_t i = 0; p->disk && i < p->disk->n_parts; i++) {
-		const struct part *part = &p->disk->parts[i];
-		enum dps_role role = part_role(part);
-
-		if (role == DPS_ROOT_VERITY || role == DPS_USR_VERITY || role == DPS_ROOT_VERITY_SIG ||
-		    role == DPS_USR_VERITY_SIG)
-			note(p, "partition %u (%s) ignored: earlymount does not set up dm-verity",
-			     part->number, dps_role_name(role));
-	}
-}
-
-void choose_usr(struct planner *p)
+int choose_usr(struct planner *p)
 {
 	enum arch order[3];
 	enum arch arch = ARCH_INVALID;
 	char label[LABEL_SHOWN];
 
+	if (p->usr_verity.spec && !p->usr_verity.named)
+		return verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
 	if (p->usr_explicit || !p->disk)
-		return;
+		return 0;
 	arch_order(p->root_arch, p->machine->arch, order);
 	p->usr = pick_in_order(p, p->disk, DPS_USR, order, true, &arch);
 	if (p->usr && p->usr == p->root) {
@@ -214,11 +224,12 @@ void choose_usr(struct planner *p)
 		p->usr = NULL;
 	}
 	if (!p->usr)
-		return;
+		return 0;
 	p->usr_disk = p->disk;
 	if (arch != p->root_arch)
 		note(p, "no %s usr partition on %s: using the %s one", arch_name(p->root_arch),
 		     p->disk->path, arch_name(arch));
 	note(p, "usr: partition %u%s%s%s on %s", p->usr->number, p->usr->label[0] ? " (label '" : "",
 	     label_shown(p->usr->label, label), p->usr->label[0] ? "')" : "", p->disk->path);
+	return 0;
 }

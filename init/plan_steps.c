@@ -135,6 +135,8 @@ int add_root_mount(struct planner *p, const char *target, bool force_ro, const c
 	const char *fstype = NULL;
 	struct plan_step *step = NULL;
 	bool read_only = part_read_only(p->root, p->root_disk);
+	const char *spec = p->root_explicit ? opts->root : NULL;
+	const struct part *part = p->root;
 	int r;
 
 	r = refuse_damaged(p, p->root_disk, p->root, "root");
@@ -154,12 +156,17 @@ int add_root_mount(struct planner *p, const char *target, bool force_ro, const c
 	 * init, and ext4/xfs refuse that remount after a mount with norecovery. */
 	flags.norecovery = read_only && is_journalled(fstype);
 	flags.user = opts->rootflags;
-	p->root_rw = flags.rw;
-	r = add_part_mount(p, p->root, p->root_explicit ? opts->root : NULL, target, fstype, &flags,
-			   &step);
+	r = verity_mount_source(p, &p->root_verity, fstype, &flags, &spec, &part);
 	if (r < 0)
 		goto out;
-	if (p->root_explicit)
+	p->root_rw = flags.rw;
+	r = add_part_mount(p, part, spec, target, fstype, &flags, &step);
+	if (r < 0)
+		goto out;
+	if (p->root_verity.spec && !p->root_explicit)
+		step_reason(step, "root: the verity device over discovered partition %u of %s",
+			    p->root->number, p->root_disk->path);
+	else if (p->root_explicit)
 		step_reason(step, "root=%s (partition %u of %s)", opts->root, p->root->number,
 			    p->root_disk->path);
 	else
@@ -178,6 +185,8 @@ int add_usr_stage(struct planner *p)
 	struct mount_flags flags = { 0 };
 	const char *fstype = NULL;
 	struct plan_step *step = NULL;
+	const struct part *part;
+	const char *spec;
 	bool read_only;
 	int r = 0;
 
@@ -207,11 +216,17 @@ int add_usr_stage(struct planner *p)
 	flags.nodev = !p->usr_explicit;
 	flags.norecovery = read_only && is_journalled(fstype);
 	flags.user = flags_given;
-	r = add_part_mount(p, p->usr, p->usr_explicit ? opts->usr : NULL, ROOT_MOUNT_POINT "/usr",
-			   fstype, &flags, &step);
+	spec = p->usr_explicit ? opts->usr : NULL;
+	part = p->usr;
+	r = verity_mount_source(p, &p->usr_verity, fstype, &flags, &spec, &part);
+	if (r == 0)
+		r = add_part_mount(p, part, spec, ROOT_MOUNT_POINT "/usr", fstype, &flags, &step);
 	if (r < 0)
 		goto out;
-	if (p->usr_explicit)
+	if (p->usr_verity.spec && !p->usr_explicit)
+		step_reason(step, "usr: the verity device over discovered partition %u of %s",
+			    p->usr->number, p->usr_disk->path);
+	else if (p->usr_explicit)
 		step_reason(step, "mount.usr=%s (partition %u of %s)", opts->usr, p->usr->number,
 			    p->usr_disk->path);
 	else

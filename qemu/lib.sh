@@ -178,6 +178,74 @@ build_image() { # ARCH IMAGE PARTS [ESP-DIR]
 	rm -f "$lib_img.out"
 }
 
+# Writes IMAGE with systemd-repart (252 or later; root: it formats through loop devices) from
+# DEFS, definition files each begun by a line "--- NAME.conf", after replacing @ARCH@, @FS@
+# (absolute: repart ignores a relative CopyFiles= source with a mere warning), @VARUUID@ and
+# @ESP@; and IMAGE.verity, "KEY ROOTHASH" per VerityMatchKey=, as mkdisk writes it.
+build_repart_image() { # ARCH IMAGE DEFS [ESP-DIR]
+	lib_arch=$1 lib_img=$2
+	command -v systemd-repart >/dev/null ||
+		{ say "qemu: repart= needs systemd-repart (systemd 252 or later)"; return 1; }
+	lib_defs=$lib_img.repart.d
+	rm -rf "$lib_defs" "$lib_img" "$lib_img.verity" "$lib_img.json" "$lib_img.out"
+	mkdir -p "$lib_defs"
+	lib_esp=${4:-}
+	[ -z "$lib_esp" ] || lib_esp=$(cd "$lib_esp" && pwd)
+	lib_sub="s|@ARCH@|$(dps_arch "$lib_arch")|g; s|@FS@|$(cd "$build" && pwd)/qemu/fs/$lib_arch|g; s|@VARUUID@|$(var_uuid)|g; s|@ESP@|$lib_esp|g"
+	printf '%s\n' "$3" | sed -e "$lib_sub" | awk -v dir="$lib_defs" '
+		/^--- / {
+			name = substr($0, 5)
+			if (name !~ /^[A-Za-z0-9._-]+\.conf$/ || (name in seen)) {
+				print "qemu: repart=: \"" $0 "\": each file begins with --- NAME.conf, a new NAME" > "/dev/stderr"
+				exit 1
+			}
+			seen[name] = 1
+			if (f != "") close(f)
+			f = dir "/" name
+			printf "" > f
+			next
+		}
+		f == "" && /^[[:space:]]*$/ { next }
+		f == "" { print "qemu: repart=: \"" $0 "\" comes before the first --- NAME.conf line" > "/dev/stderr"; exit 1 }
+		{ print > f }' || return 1
+	[ -n "$(ls "$lib_defs")" ] || { say "qemu: repart= holds no definition file (--- NAME.conf)"; return 1; }
+	mkdir -p "$(dirname "$lib_img")"
+	# The seed fixes the disk and partition UUIDs (the verity pair's come from its root hash).
+	SOURCE_DATE_EPOCH=1700000000 systemd-repart --empty=create --size=auto --definitions="$lib_defs" \
+		--dry-run=no --json=short --seed="$(printf 'repart:%s' "$(basename "$lib_img")" | sha256sum |
+			sed -E 's/^(.{8})(.{4}).(.{3}).(.{3})(.{12}).*/\1-\2-4\3-8\4-\5/')" \
+		"$lib_img" >"$lib_img.json" 2>"$lib_img.out" </dev/null || {
+		cat "$lib_img.out" >&2
+		say "qemu: systemd-repart failed (definitions kept in $lib_defs)"
+		return 1
+	}
+	# A definition line repart cannot use is a warning ("FILE:LINE: …, ignoring"), and the
+	# image lacks what the scenario asked for.
+	if grep -F "$lib_defs/" "$lib_img.out" | grep 'ignoring' >&2; then
+		say "qemu: systemd-repart ignored the lines above (definitions kept in $lib_defs)"
+		rm -f "$lib_img"
+		return 1
+	fi
+	# 252 prints a one-line JSON array, an object per partition; the hash partition's has
+	# "roothash" (the data partition's is null) and "file", its definition file.
+	{ tr -d '\n' <"$lib_img.json" && echo; } | sed 's/},[[:space:]]*{/}\n{/g' | while read -r lib_o; do
+		lib_file=$(printf '%s\n' "$lib_o" | sed -n 's/.*"file":[[:space:]]*"\([^"]*\)".*/\1/p')
+		lib_hash=$(printf '%s\n' "$lib_o" | sed -n 's/.*"roothash":[[:space:]]*"\([0-9a-f]\{64\}\)".*/\1/p')
+		[ -n "$lib_hash" ] || continue
+		lib_key=$(sed -n 's/^[[:space:]]*VerityMatchKey=[[:space:]]*\([^[:space:]]*\).*/\1/p' "$lib_defs/$lib_file" | tail -n 1)
+		[ -n "$lib_key" ] || lib_key=${lib_file%.conf}
+		grep -q "^$lib_key " "$lib_img.verity" 2>/dev/null || echo "$lib_key $lib_hash" >>"$lib_img.verity"
+	done
+	lib_want=$(grep -l '^[[:space:]]*Verity=[[:space:]]*hash' "$lib_defs"/*.conf | wc -l)
+	lib_got=0
+	[ ! -f "$lib_img.verity" ] || lib_got=$(wc -l <"$lib_img.verity")
+	[ "$lib_want" -eq "$lib_got" ] || {
+		say "qemu: $lib_want Verity=hash partitions, but $lib_got root hashes in systemd-repart's JSON ($lib_img.json)"
+		return 1
+	}
+	rm -rf "$lib_defs" "$lib_img.json" "$lib_img.out"
+}
+
 # --- reading what the guest printed (serial logs have CR LF line ends) ---
 
 # The probe's block without its markers; nothing when there is none.

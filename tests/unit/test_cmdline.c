@@ -313,6 +313,41 @@ static void test_gpt_auto(void **state)
 	assert_true(opts.gpt_auto);
 }
 
+#define ROOTHASH "6fd5c1a7a7ae4f2b9d0e0f8f3e7b2c1a0aaf6ee3d3d3b8b1c2e2f9a8b7c6d5e4"
+
+static void test_verity_keys(void **state)
+{
+	parse_ok("");
+	assert_true(opts.verity);
+	assert_null(opts.verity_root.hash);
+	parse_ok("roothash=" ROOTHASH " usrhash=" ROOTHASH "00 systemd.verity_root_data=/dev/vda2 "
+		 "systemd.verity_root_hash=PARTUUID=0aaf6ee3-d3d3-b8b1-c2e2-f9a8b7c6d5e4 "
+		 "systemd.verity_root_options=panic-on-corruption systemd.verity_usr_data=LABEL=u "
+		 "systemd.verity_usr_hash=/dev/vda4 systemd.verity_usr_options=ignore-zero-blocks");
+	assert_string_equal(opts.verity_root.hash, ROOTHASH);
+	assert_string_equal(opts.verity_usr.hash, ROOTHASH "00");
+	assert_string_equal(opts.verity_root.data, "/dev/vda2");
+	assert_string_equal(opts.verity_root.hash_device,
+			    "PARTUUID=0aaf6ee3-d3d3-b8b1-c2e2-f9a8b7c6d5e4");
+	assert_string_equal(opts.verity_root.options, "panic-on-corruption");
+	assert_string_equal(opts.verity_usr.data, "LABEL=u");
+	assert_string_equal(opts.verity_usr.hash_device, "/dev/vda4");
+	assert_string_equal(opts.verity_usr.options, "ignore-zero-blocks");
+	parse_ok("systemd.verity=no");
+	assert_false(opts.verity);
+	parse_ok("systemd.verity=no rd.systemd.verity");
+	assert_true(opts.verity);
+	/* a malformed hash is refused and the earlier one kept; an empty one resets */
+	parse_einval("roothash=" ROOTHASH " roothash=abc");
+	assert_string_equal(opts.verity_root.hash, ROOTHASH);
+	assert_non_null(strstr(err, "roothash"));
+	parse_ok("roothash=" ROOTHASH " roothash=");
+	assert_null(opts.verity_root.hash);
+	parse_einval("systemd.verity_root_data=vda2");
+	assert_null(opts.verity_root.data);
+	parse_einval("roothash");
+}
+
 static void test_volatile(void **state)
 {
 	parse_ok("systemd.volatile");
@@ -614,7 +649,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 28);
+	assert_int_equal(n, 38);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -643,6 +678,9 @@ static void test_known_keys_all_do_something(void **state)
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		snprintf(line, sizeof(line), "%s=cc1fed1f50ba43cda39577333c5d0504", *k);
+		if (parse(line) == 0)
+			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
+		snprintf(line, sizeof(line), "%s=" ROOTHASH, *k);
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		if (!changed)
@@ -731,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_lists_interleaved_stay_apart),
 		cmocka_unit_test(test_boolean_words),
 		cmocka_unit_test(test_gpt_auto),
+		cmocka_unit_test(test_verity_keys),
 		cmocka_unit_test(test_volatile),
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_disk),

@@ -1,0 +1,273 @@
+/* dm-verity for root and /usr, as systemd reads its command line: a root hash names its data
+ * and hash partitions by its first and last 128 bits (the Discoverable Partitions
+ * Specification's rule), or systemd.verity_*_data= and _hash= name them. The partition chosen
+ * this way replaces the versioned pick, and its mount goes through /dev/mapper/NAME. A hash
+ * that finds nothing stops the boot: mounting the data unverified instead is exactly what a
+ * verified image must never do. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan_internal.h"
+#include "util.h"
+
+#define MAPPER_DIR "/dev/mapper/"
+
+static void pick_init(struct verity_pick *v, const struct verity_spec *spec, const char *name,
+		      enum dps_role data_role, enum dps_role hash_role, const char *hash_key)
+{
+	memset(v, 0, sizeof(*v));
+	v->spec = spec->hash ? spec : NULL;
+	v->name = name;
+	v->data_role = data_role;
+	v->hash_role = hash_role;
+	v->hash_key = hash_key;
+	snprintf(v->mapper, sizeof(v->mapper), MAPPER_DIR "%s", name);
+}
+
+/* root= or mount.usr= may name the verity device itself, which no partition is. */
+static int check_device_key(struct planner *p, struct verity_pick *v, const char *key,
+			    const char *device)
+{
+	int r = 0;
+
+	if (!v->spec && device && streq(device, v->mapper))
+		r = fail(p, -EINVAL, "%s%s needs %s: nothing else sets up that device", key, device,
+			 v->hash_key);
+	else if (v->spec && device && !streq(device, v->mapper))
+		r = fail(p, -EINVAL, "%s is given, but %s%s names another device: give %s%s, or "
+			 "leave %s out to find the partitions by the hash", v->hash_key, key, device,
+			 key, v->mapper, key);
+	else if (v->spec && device)
+		v->named = true;
+	return r;
+}
+
+static int check_options(struct planner *p, struct verity_pick *v)
+{
+	char why[PLAN_TEXT];
+	int r = verity_options_parse(v->spec->options, &v->options, why, sizeof(why));
+
+	if (r < 0)
+		r = fail(p, -EINVAL, "systemd.verity_%s_options=: %s", v->name, why);
+	else if (v->options.unknown[0])
+		note(p, "systemd.verity_%s_options=: left out what earlymount does not know: %s",
+		     v->name, v->options.unknown);
+	return r;
+}
+
+int verity_resolve_options(struct planner *p)
+{
+	const struct options *o = p->opts;
+	int r = 0;
+
+	pick_init(&p->root_verity, &o->verity_root, "root", DPS_ROOT, DPS_ROOT_VERITY, "roothash=");
+	pick_init(&p->usr_verity, &o->verity_usr, "usr", DPS_USR, DPS_USR_VERITY, "usrhash=");
+	if (!o->verity && (p->root_verity.spec || p->usr_verity.spec)) {
+		note(p, "systemd.verity=no: %s%s%s ignored, mounted unverified",
+		     p->root_verity.spec ? "roothash=" : "",
+		     p->root_verity.spec && p->usr_verity.spec ? " and " : "",
+		     p->usr_verity.spec ? "usrhash=" : "");
+		p->root_verity.spec = NULL;
+		p->usr_verity.spec = NULL;
+	}
+	if (p->root_verity.spec && o->root_kind == ROOT_TMPFS)
+		r = fail(p, -EINVAL, "roothash= and root=tmpfs: a tmpfs root has nothing to verify");
+	if (r == 0)
+		r = check_device_key(p, &p->root_verity, "root=",
+				     o->root_kind == ROOT_DEVICE ? o->root : NULL);
+	if (r == 0)
+		r = check_device_key(p, &p->usr_verity, "mount.usr=", o->usr);
+	if (r == 0 && p->root_verity.spec)
+		r = check_options(p, &p->root_verity);
+	if (r == 0 && p->usr_verity.spec)
+		r = check_options(p, &p->usr_verity);
+	return r;
+}
+
+bool verity_names_device(const struct verity_pick *v, const char *device)
+{
+	return v->named && device && streq(device, v->mapper);
+}
+
+/* The partition whose PARTUUID is uuid: on the boot disk when discovering, else anywhere. */
+static int find_by_partuuid(struct planner *p, const struct verity_pick *v, const char *uuid,
+			    const char *half, const char *what, const struct part **part,
+			    const struct disk **disk)
+{
+	char spec[sizeof("PARTUUID=") + UUID_STR_LEN];
+	const char *where = v->named || !p->disk ? "any disk" : p->disk->path;
+	int r;
+
+	snprintf(spec, sizeof(spec), "PARTUUID=%s", uuid);
+	r = disk_set_find(p->disks, spec, part, disk);
+	if (r == 0 && !v->named && p->disk && *disk != p->disk)
+		r = -ENOENT;
+	if (r == -ENOTUNIQ)
+		r = fail(p, -ENOTUNIQ, "%s names PARTUUID %s, which several partitions carry (a "
+			 "cloned disk?): refusing to pick one", v->hash_key, uuid);
+	else if (r < 0)
+		r = fail_found(p, -ENOENT, "%s names no %spartition of %s: none has PARTUUID %s "
+			       "(the hash's %s 128 bits)", v->hash_key, what, where, uuid, half);
+	return r;
+}
+
+/* A partition the hash found must be of the type the spec pairs with it. */
+static int check_role(struct planner *p, const struct verity_pick *v, const struct part *part,
+		      enum dps_role want)
+{
+	int r = 0;
+
+	if (part_role(part) != want)
+		r = fail(p, -EPERM, "%s names partition %u, but it is of type %s, not a %s "
+			 "partition", v->hash_key, part->number, part->type, dps_role_name(want));
+	return r;
+}
+
+static int find_data(struct planner *p, struct verity_pick *v, const char *uuid)
+{
+	char key[48];
+	int r;
+
+	if (v->spec->data) {
+		snprintf(key, sizeof(key), "systemd.verity_%s_data=", v->name);
+		return resolve_spec(p, key, v->spec->data, &v->data, &v->data_disk);
+	}
+	r = find_by_partuuid(p, v, uuid, "first", "", &v->data, &v->data_disk);
+	if (r == 0)
+		r = check_role(p, v, v->data, v->data_role);
+	return r;
+}
+
+static int find_hash(struct planner *p, struct verity_pick *v, const char *uuid)
+{
+	char key[48], what[32];
+	int r;
+
+	if (v->spec->hash_device) {
+		snprintf(key, sizeof(key), "systemd.verity_%s_hash=", v->name);
+		return resolve_spec(p, key, v->spec->hash_device, &v->hash, &v->hash_disk);
+	}
+	snprintf(what, sizeof(what), "%s ", dps_role_name(v->hash_role));
+	r = find_by_partuuid(p, v, uuid, "last", what, &v->hash, &v->hash_disk);
+	if (r == 0)
+		r = check_role(p, v, v->hash, v->hash_role);
+	return r;
+}
+
+int verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
+		  const struct disk **disk)
+{
+	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN], label[LABEL_SHOWN];
+	int r = verity_hash_partuuids(v->spec->hash, data_uuid, hash_uuid);
+
+	if (r < 0) {
+		r = fail(p, -EINVAL, "%s is not a root hash", v->hash_key);
+		goto out;
+	}
+	r = find_data(p, v, data_uuid);
+	if (r == 0)
+		r = find_hash(p, v, hash_uuid);
+	if (r == 0 && v->data == v->hash)
+		r = fail(p, -EINVAL, "%s: partition %u cannot hold both the data and its hashes",
+			 v->hash_key, v->data->number);
+	if (r == 0)
+		r = refuse_damaged(p, v->hash_disk, v->hash, dps_role_name(v->hash_role));
+	if (r < 0)
+		goto out;
+	*part = v->data;
+	*disk = v->data_disk;
+	note(p, "%s: partition %u%s%s%s on %s, verified by dm-verity with the hashes on partition %u",
+	     v->name, v->data->number, v->data->label[0] ? " (label '" : "",
+	     label_shown(v->data->label, label), v->data->label[0] ? "')" : "", v->data_disk->path,
+	     v->hash->number);
+out:
+	return r;
+}
+
+/* How the step names a partition the hash found: by PARTUUID (checked for clones) unless
+ * the command line named it. */
+static int step_spec(struct planner *p, const char *named, const struct part *part, char *out,
+		     size_t size)
+{
+	if (named)
+		return copy_field(p, out, size, named, "verity device");
+	return discovered_source(p, part, out, size);
+}
+
+static int add_verity_step(struct planner *p, const struct verity_pick *v)
+{
+	char data[PLAN_PATH];
+	struct plan_step *step = NULL;
+	int r = step_spec(p, v->spec->data, v->data, data, sizeof(data));
+
+	if (r == 0)
+		r = add_step(p, OP_VERITY, data, v->mapper, "", v->data, &step);
+	if (r == 0)
+		r = step_spec(p, v->spec->hash_device, v->hash, step->hash_source,
+			      sizeof(step->hash_source));
+	if (r == 0)
+		r = copy_field(p, step->root_hash, sizeof(step->root_hash), v->spec->hash, v->hash_key);
+	if (r < 0)
+		goto out;
+	step->hash_part = v->hash;
+	verity_options_format(&v->options, step->options, sizeof(step->options));
+	step_reason(step, "%s%.16s…: partition %u of %s, its hashes on partition %u", v->hash_key,
+		    v->spec->hash, v->data->number, v->data_disk->path, v->hash->number);
+out:
+	return r;
+}
+
+int verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
+			struct mount_flags *flags, const char **spec, const struct part **part)
+{
+	int r = 0;
+
+	if (!v->spec)
+		goto out;
+	r = add_verity_step(p, v);
+	if (r < 0)
+		goto out;
+	if (flags->rw)
+		note(p, "%s mounted read-only although rw was given: a dm-verity device is read-only",
+		     v->name);
+	flags->rw = false;
+	/* The device can never be written: a journal left to replay could only stop the mount. */
+	flags->norecovery = is_journalled(fstype);
+	*spec = v->mapper;
+	*part = NULL;
+out:
+	return r;
+}
+
+static bool used_by(const struct verity_pick *v, const struct part *part)
+{
+	return v->spec && v->hash == part;
+}
+
+/* What is not set up is said: a root that could have been verified and was not is mounted
+ * the way systemd mounts it then, unverified, but never silently. */
+void note_verity(struct planner *p)
+{
+	for (size_t i = 0; p->disk && i < p->disk->n_parts; i++) {
+		const struct part *part = &p->disk->parts[i];
+		enum dps_role role = part_role(part);
+		bool root_side = role == DPS_ROOT_VERITY || role == DPS_ROOT_VERITY_SIG;
+		const struct verity_pick *v = root_side ? &p->root_verity : &p->usr_verity;
+
+		if (role != DPS_ROOT_VERITY && role != DPS_USR_VERITY && role != DPS_ROOT_VERITY_SIG &&
+		    role != DPS_USR_VERITY_SIG)
+			continue;
+		if (used_by(v, part))
+			continue;
+		if ((role == DPS_ROOT_VERITY_SIG || role == DPS_USR_VERITY_SIG) && !v->spec)
+			note(p, "partition %u (%s) not read: earlymount does not check verity signatures "
+			     "yet; give %s to verify", part->number, dps_role_name(role), v->hash_key);
+		else if (v->spec)
+			note(p, "partition %u (%s) not used: %s names partition %u", part->number,
+			     dps_role_name(role), v->hash_key, v->hash->number);
+		else
+			note(p, "partition %u (%s) not used: no %s on the command line, %s mounted "
+			     "unverified", part->number, dps_role_name(role), v->hash_key, v->name);
+	}
+}

@@ -1,0 +1,151 @@
+/* The verity device is made read-only from a superblock and a root hash the kernel checks
+ * every block against: nothing here hashes, and nothing is written to either partition. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "dm.h"
+#include "verity.h"
+#include "verity_open.h"
+
+#define SECTOR 512
+
+static void why_set(char *why, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void why_set(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+}
+
+/* The device's number as the table names it, and its size. */
+static int device_facts(const char *path, char number[32], uint64_t *bytes)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || ioctl(fd, BLKGETSIZE64, bytes) < 0)
+		r = -errno;
+	else if (!S_ISBLK(st.st_mode))
+		r = -ENOTBLK;
+	else
+		snprintf(number, 32, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	close(fd);
+	return r;
+}
+
+static int read_superblock(const char *hash_dev, uint64_t offset, uint8_t buf[VERITY_SB_SIZE])
+{
+	int fd = open(hash_dev, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, VERITY_SB_SIZE, (off_t)offset);
+	if (n < 0)
+		r = -errno;
+	else if (n < VERITY_SB_SIZE)
+		r = -ENODATA;
+	close(fd);
+	return r;
+}
+
+/* cryptsetup's form, so that veritysetup status and systemd recognise the device later. */
+static void verity_dm_uuid(const struct verity_geometry *g, const char *name, char *out,
+			   size_t size)
+{
+	char hex[33];
+	size_t n = 0;
+
+	for (const char *s = g->uuid; *s && n < 32; s++)
+		if (*s != '-')
+			hex[n++] = *s;
+	hex[n] = '\0';
+	snprintf(out, size, "CRYPT-VERITY-%s-%s", hex, name);
+}
+
+static const char *create_hint(int err)
+{
+	switch (err) {
+	case ENODEV:
+		return " — the kernel has no device-mapper: the initramfs needs dm_verity and dm_mod";
+	case EEXIST:
+		return " — a device of that name exists already";
+	case EINVAL:
+		return " — the kernel refused the table: its reason is in the kernel log above";
+	default:
+		return "";
+	}
+}
+
+int verity_open(const struct verity_request *req, char *why, size_t why_size)
+{
+	uint8_t sb[VERITY_SB_SIZE];
+	struct verity_geometry g;
+	struct verity_options o;
+	char data_no[32], hash_no[32], table[VERITY_TABLE_MAX], uuid[160], reason[256];
+	uint64_t data_bytes = 0, hash_bytes = 0;
+	dev_t dev;
+	int r = verity_options_parse(req->options, &o, reason, sizeof(reason));
+
+	if (r < 0) {
+		why_set(why, why_size, "%s", reason);
+		goto out;
+	}
+	r = device_facts(req->data_dev, data_no, &data_bytes);
+	if (r == 0)
+		r = device_facts(req->hash_dev, hash_no, &hash_bytes);
+	if (r < 0) {
+		why_set(why, why_size, "unable to open %s or %s for dm-verity: %s", req->data_dev,
+			req->hash_dev, strerror(-r));
+		goto out;
+	}
+	r = read_superblock(req->hash_dev, o.hash_offset, sb);
+	if (r == 0)
+		r = verity_sb_parse(sb, sizeof(sb), o.hash_offset, &g, reason, sizeof(reason));
+	else
+		snprintf(reason, sizeof(reason), "%s", strerror(-r));
+	if (r < 0) {
+		why_set(why, why_size, "the hash partition %s is unusable: %s — was it made by "
+			"veritysetup format or systemd-repart (Verity=hash)?", req->hash_dev, reason);
+		goto out;
+	}
+	if (verity_data_bytes(&g) > data_bytes || verity_data_bytes(&g) % SECTOR) {
+		r = -EINVAL;
+		why_set(why, why_size, "the verity superblock on %s covers %" PRIu64 " bytes, but "
+			"the data partition %s has %" PRIu64 ": the two do not belong together",
+			req->hash_dev, verity_data_bytes(&g), req->data_dev, data_bytes);
+		goto out;
+	}
+	r = verity_table(&g, data_no, hash_no, req->root_hash, &o, NULL, table, sizeof(table));
+	if (r < 0) {
+		why_set(why, why_size, "the verity table for %s is too long", req->name);
+		goto out;
+	}
+	verity_dm_uuid(&g, req->name, uuid, sizeof(uuid));
+	r = dm_create(req->name, uuid,
+		      &(struct dm_target){ "verity", verity_data_bytes(&g) / SECTOR, table }, true,
+		      &dev);
+	if (r < 0)
+		why_set(why, why_size, "unable to set up dm-verity " DM_MAPPER_DIR "/%s over %s "
+			"and %s: %s%s", req->name, req->data_dev, req->hash_dev, strerror(-r),
+			create_hint(-r));
+out:
+	return r;
+}

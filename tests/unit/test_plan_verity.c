@@ -1,0 +1,291 @@
+/* The planner's dm-verity decisions (init/plan_verity.c): which partitions a root hash
+ * names, the steps that set up and mount the device, and the refusals. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "plan_fixtures.h"
+
+#define T_USR_VERITY_X86_64 "77ff5f63-e7b6-4633-acf4-1565b864c0e6"
+/* The halves of HASH and USRHASH, as the spec derives PARTUUIDs from them. */
+#define HASH "6fd5c1a7a7ae4f2b9d0e0f8f3e7b2c1a0aaf6ee3d3d3b8b1c2e2f9a8b7c6d5e4"
+#define HASH_DATA "6fd5c1a7-a7ae-4f2b-9d0e-0f8f3e7b2c1a"
+#define HASH_TREE "0aaf6ee3-d3d3-b8b1-c2e2-f9a8b7c6d5e4"
+#define USRHASH "11112222333344445555666677778888999900001111222233334444aaaabbbb"
+#define USRHASH_DATA "11112222-3333-4444-5555-666677778888"
+#define USRHASH_TREE "99990000-1111-2222-3333-4444aaaabbbb"
+
+static void dump(const struct fixture *f)
+{
+	print_message("error: %s\n", f->plan.error);
+	for (size_t i = 0; i < f->plan.n_steps; i++)
+		print_message("step %s %s -> %s (%s)\n", plan_op_name(f->plan.steps[i].op),
+			      f->plan.steps[i].source, f->plan.steps[i].target, f->plan.steps[i].options);
+	for (size_t i = 0; i < f->plan.n_notes; i++)
+		print_message("note: %s\n", f->plan.notes[i]);
+}
+
+static int plan_with(struct fixture *f, const char *line)
+{
+	assert_int_equal(cmdline_parse(line, &f->opts, NULL, 0), 0);
+	return fx_plan(f);
+}
+
+static void want_error(struct fixture *f, int r, int want, const char *text)
+{
+	if (r != want || !strstr(f->plan.error, text)) {
+		dump(f);
+		fail_msg("want %d and an error with '%s'; got %d", want, text, r);
+	}
+}
+
+static void want_note(struct fixture *f, const char *text)
+{
+	if (!fx_has_note(f, text)) {
+		dump(f);
+		fail_msg("no note contains '%s'", text);
+	}
+}
+
+/* A/B roots: the older one is the verified one, the newer has no hash of its own. */
+static size_t verity_disk(struct fixture *f)
+{
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+
+	fx_part(f, d, 1, T_ROOT_X86_64, HASH_DATA, "root-1", 0, "ext4");
+	fx_part(f, d, 2, T_ROOT_VERITY_X86_64, HASH_TREE, "root-1-verity", 0, "");
+	fx_part(f, d, 3, T_ROOT_X86_64, NULL, "root-2", 0, "ext4");
+	fx_part(f, d, 4, T_USR_X86_64, USRHASH_DATA, "usr", 0, "erofs");
+	fx_part(f, d, 5, T_USR_VERITY_X86_64, USRHASH_TREE, "usr-verity", 0, "");
+	return d;
+}
+
+static void test_roothash_picks_the_partitions_it_names(void **state)
+{
+	struct fixture *f = fx_new();
+	const struct plan_step *s;
+	int r;
+
+	verity_disk(f);
+	r = plan_with(f, "roothash=" HASH);
+	if (r != 0)
+		dump(f);
+	assert_int_equal(r, 0);
+	s = &f->plan.steps[0];
+	assert_int_equal(s->op, OP_VERITY);
+	assert_string_equal(s->source, "PARTUUID=" HASH_DATA);
+	assert_string_equal(s->hash_source, "PARTUUID=" HASH_TREE);
+	assert_string_equal(s->target, "/dev/mapper/root");
+	assert_string_equal(s->root_hash, HASH);
+	assert_int_equal(s->part->number, 1);
+	assert_int_equal(s->hash_part->number, 2);
+	s = &f->plan.steps[1];
+	assert_int_equal(s->op, OP_MOUNT);
+	assert_string_equal(s->source, "/dev/mapper/root");
+	assert_string_equal(s->target, SYSROOT);
+	assert_string_equal(s->fstype, "ext4");
+	assert_null(s->part); /* mounted through the device, never the partition itself */
+	assert_non_null(strstr(s->options, "ro"));
+	assert_non_null(strstr(s->options, "norecovery"));
+	/* /usr is not verified without usrhash=: said so */
+	want_note(f, "partition 5 (usr-verity) not used: no usrhash=");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_usrhash_with_a_tmpfs_root(void **state)
+{
+	struct fixture *f = fx_new();
+	int r;
+
+	verity_disk(f);
+	r = plan_with(f, "root=tmpfs usrhash=" USRHASH " systemd.verity_usr_options=ignore-zero-blocks");
+	if (r != 0)
+		dump(f);
+	assert_int_equal(r, 0);
+	assert_int_equal(f->plan.steps[0].op, OP_TMPFS);
+	assert_int_equal(f->plan.steps[1].op, OP_VERITY);
+	assert_string_equal(f->plan.steps[1].target, "/dev/mapper/usr");
+	assert_string_equal(f->plan.steps[1].options, "ignore-zero-blocks");
+	assert_string_equal(f->plan.steps[2].source, "/dev/mapper/usr");
+	assert_string_equal(f->plan.steps[2].target, SYSROOT "/usr");
+	assert_string_equal(f->plan.steps[2].fstype, "erofs");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_hash_of_another_image(void **state)
+{
+	struct fixture *f = fx_new();
+
+	verity_disk(f);
+	want_error(f, plan_with(f, "roothash=abababababababababababababababababababababababababababababababab"),
+		   -ENOENT,
+		   "roothash= names no partition of /dev/vda");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_missing_hash_partition(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+
+	fx_part(f, d, 1, T_ROOT_X86_64, HASH_DATA, "root", 0, "ext4");
+	want_error(f, plan_with(f, "roothash=" HASH), -ENOENT,
+		   "names no root-verity partition of /dev/vda: none has PARTUUID " HASH_TREE);
+	fx_free(f);
+	(void)state;
+}
+
+/* The hash's halves on partitions of the wrong types: usr data under roothash=. */
+static void test_wrong_types(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+
+	fx_part(f, d, 1, T_ROOT_X86_64, NULL, "root", 0, "ext4");
+	fx_part(f, d, 2, T_USR_X86_64, HASH_DATA, "usr", 0, "ext4");
+	fx_part(f, d, 3, T_ROOT_VERITY_X86_64, HASH_TREE, "v", 0, "");
+	want_error(f, plan_with(f, "roothash=" HASH), -EPERM, "partition 2, but it is of type");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_named_devices(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	int r;
+
+	fx_part(f, d, 1, T_LINUX, NULL, "data", 0, "squashfs");
+	fx_part(f, d, 2, T_LINUX, NULL, "hashes", 0, "");
+	r = plan_with(f, "root=/dev/mapper/root roothash=" HASH " systemd.verity_root_data=PARTLABEL=data "
+		      "systemd.verity_root_hash=PARTLABEL=hashes "
+		      "systemd.verity_root_options=restart-on-corruption,fec-roots=2");
+	if (r != 0)
+		dump(f);
+	assert_int_equal(r, 0);
+	assert_string_equal(f->plan.steps[0].source, "PARTLABEL=data");
+	assert_string_equal(f->plan.steps[0].hash_source, "PARTLABEL=hashes");
+	assert_string_equal(f->plan.steps[0].options, "restart-on-corruption");
+	assert_string_equal(f->plan.steps[1].source, "/dev/mapper/root");
+	assert_string_equal(f->plan.steps[1].fstype, "squashfs");
+	want_note(f, "left out what earlymount does not know: fec-roots=2");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_contradictions(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *error;
+	} bad[] = {
+		{ "root=/dev/vda3 roothash=" HASH, "names another device: give root=/dev/mapper/root" },
+		{ "root=/dev/mapper/root", "root=/dev/mapper/root needs roothash=" },
+		{ "mount.usr=/dev/mapper/usr", "needs usrhash=" },
+		{ "mount.usr=/dev/vda4 usrhash=" USRHASH, "give mount.usr=/dev/mapper/usr" },
+		{ "root=tmpfs roothash=" HASH, "nothing to verify" },
+		{ "roothash=" HASH " systemd.verity_root_options=panic-on-corruption,ignore-corruption",
+		  "two corruption modes" },
+		{ "roothash=" HASH " systemd.verity_root_options=hash-offset=x", "hash-offset=x" },
+		{ "root=/dev/mapper/root roothash=" HASH " systemd.verity_root_data=PARTLABEL=root-2 "
+		  "systemd.verity_root_hash=PARTLABEL=root-2", "cannot hold both" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fixture *f = fx_new();
+		int r;
+
+		verity_disk(f);
+		r = plan_with(f, bad[i].line);
+		if (r >= 0 || !strstr(f->plan.error, bad[i].error)) {
+			dump(f);
+			fail_msg("'%s': want an error with '%s', got %d", bad[i].line, bad[i].error, r);
+		}
+		fx_free(f);
+	}
+	(void)state;
+}
+
+/* systemd.verity=no: what systemd does, the partitions mounted as if no hash were given. */
+static void test_verity_off(void **state)
+{
+	struct fixture *f = fx_new();
+	int r;
+
+	verity_disk(f);
+	r = plan_with(f, "roothash=" HASH " systemd.verity=no");
+	assert_int_equal(r, 0);
+	want_note(f, "systemd.verity=no: roothash= ignored, mounted unverified");
+	assert_int_equal(f->plan.steps[0].op, OP_MOUNT);
+	assert_string_equal(f->plan.steps[0].source, "PARTUUID=00000001-0000-4000-8000-000000000003");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_clone_refused(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d;
+
+	verity_disk(f);
+	d = fx_disk(f, "/dev/vdb", "gpt", "", false);
+	fx_part(f, d, 1, T_LINUX, HASH_DATA, "clone", 0, "ext4");
+	want_error(f, plan_with(f, "root=/dev/mapper/root roothash=" HASH), -ENOTUNIQ,
+		   "several partitions carry");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_rw_stays_read_only(void **state)
+{
+	struct fixture *f = fx_new();
+
+	verity_disk(f);
+	assert_int_equal(plan_with(f, "roothash=" HASH " usrhash=" USRHASH " rw mount.usrflags=rw"), 0);
+	want_note(f, "root mounted read-only although rw was given: a dm-verity device");
+	want_note(f, "usr mounted read-only although rw was given: a dm-verity device");
+	assert_int_equal(f->plan.steps[2].op, OP_VERITY);
+	assert_non_null(strstr(f->plan.steps[3].options, "ro"));
+	fx_free(f);
+	(void)state;
+}
+
+/* Without a hash, the signature partition is named as not read: never a silent pass. */
+static void test_signature_partition_noted(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = verity_disk(f);
+
+	fx_part(f, d, 6, "41092b05-9fc8-4523-994f-2def0408b176", NULL, "sig", 0, "");
+	assert_int_equal(plan_with(f, ""), 0);
+	want_note(f, "partition 6 (root-verity-sig) not read: earlymount does not check verity "
+		     "signatures yet");
+	want_note(f, "partition 2 (root-verity) not used: no roothash=");
+	fx_free(f);
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roothash_picks_the_partitions_it_names),
+		cmocka_unit_test(test_usrhash_with_a_tmpfs_root),
+		cmocka_unit_test(test_hash_of_another_image),
+		cmocka_unit_test(test_missing_hash_partition),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_named_devices),
+		cmocka_unit_test(test_contradictions),
+		cmocka_unit_test(test_verity_off),
+		cmocka_unit_test(test_clone_refused),
+		cmocka_unit_test(test_rw_stays_read_only),
+		cmocka_unit_test(test_signature_partition_noted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
