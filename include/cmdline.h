@@ -51,6 +51,8 @@ struct options {
 
 	bool gpt_auto;           /* systemd.gpt_auto= / rd.systemd.gpt_auto=, default true */
 	bool verity;             /* systemd.verity= / rd.systemd.verity=, default true */
+	bool fallback;           /* earlymount.fallback=: the next newest root or /usr when the
+				  * newest fails, default true */
 	struct verity_spec verity_root;
 	struct verity_spec verity_usr;
 	enum volatile_mode volatile_mode;

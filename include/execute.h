@@ -21,11 +21,17 @@ struct execute_ctx {
 	int (*load_module)(const char *modalias, void *data);
 	void *data;
 	char why[EXECUTE_WHY];        /* after a failure: what failed, why, and what to try */
+	size_t failed;                /* after execute_steps() failed: the index of that step */
 };
 
 /* Runs steps[from, to) in order and stops at the first that fails. 0 or its -errno. */
 int execute_steps(const struct plan_step *steps, size_t from, size_t to, struct execute_ctx *ctx);
 int execute_step(const struct plan_step *step, struct execute_ctx *ctx);
+
+/* Takes back, in reverse order and as far as it can, what steps[from, to) did: unmounts,
+ * swapoff, verity devices removed. For the A/B fallback, before other partitions are tried;
+ * directories and links stay. */
+void execute_undo(const struct plan_step *steps, size_t from, size_t to, struct execute_ctx *ctx);
 
 /* Resolves the source of a mount step to a path: the partition's device node when the plan
  * knows it, a path as it is, else the spec looked up in disks. part (may be NULL) gets the

@@ -68,10 +68,22 @@ struct machine {
 	char loader_partuuid[UUID_STR_LEN]; /* LoaderDevicePartUUID, "" when unknown */
 };
 
+/* A partition that failed at this boot: set up, mounted, or found to hold no init. */
+struct plan_failure {
+	char partuuid[UUID_STR_LEN];
+	char why[PLAN_TEXT];
+};
+
+#define PLAN_MAX_FAILURES 8
+
 struct plan_input {
 	const struct options *opts;
 	const struct disk_set *disks;
 	const struct machine *machine;
+	/* Discovery passes these over, with a note: the A/B fallback. A partition the command
+	 * line names (root=, mount.usr=, roothash=) is used whatever failed before. */
+	const struct plan_failure *failed;
+	size_t n_failed;
 };
 
 struct plan {
@@ -82,6 +94,12 @@ struct plan {
 	 * plan that wants_machine_id is built again once that file has been read. */
 	size_t root_steps;
 	bool wants_machine_id;
+	/* The root and /usr partitions and whether each was picked by discovery among versions:
+	 * only such a pick may give way to the next newest when it fails (the A/B fallback). */
+	const struct part *root;
+	const struct part *usr;
+	bool root_discovered;
+	bool usr_discovered;
 	char machine_id_path[PLAN_PATH];
 	char init[PLAN_PATH];         /* init= or "" for the fallbacks */
 	char notes[PLAN_MAX_NOTES][PLAN_TEXT]; /* choices made and partitions passed over, and why */

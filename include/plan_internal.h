@@ -38,6 +38,8 @@ struct planner {
 	const struct options *opts;
 	const struct disk_set *disks;
 	const struct machine *machine;
+	const struct plan_failure *failed;
+	size_t n_failed;
 	struct plan *plan;
 	size_t notes_dropped;
 	const struct disk *disk;       /* discovery happens here; NULL when it does not */

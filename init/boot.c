@@ -18,6 +18,7 @@
 #include "efivars.h"
 #include "emergency.h"
 #include "execute.h"
+#include "fallback.h"
 #include "hooks.h"
 #include "log.h"
 #include "modules.h"
@@ -41,6 +42,7 @@ struct boot {
 	bool wait_announced;
 	double plan_counted_sec;  /* when the plan was taken: discovery's tail after settling */
 	struct timings timings;
+	struct fallback fallback; /* partitions that failed at this boot, passed over since */
 	char init[PLAN_PATH];
 	char why[WHY_MAX];
 };
@@ -243,9 +245,10 @@ static bool plan_pinned(const struct boot *b)
 static bool plan_ready(struct devices *d, bool settled, void *data)
 {
 	struct boot *b = data;
-	struct plan_input in = { &b->opts, &d->disks, &b->machine };
 
-	b->plan_result = plan_build(&in, &b->plan);
+	b->plan_result = plan_build(&(struct plan_input){ &b->opts, &d->disks, &b->machine,
+							  b->fallback.failed, b->fallback.n },
+				    &b->plan);
 	if (b->plan_result == 0 && !settled)
 		prefetch_filesystems(b);
 	if (b->plan_result == -ENOENT && settled && !b->wait_announced) {
@@ -371,7 +374,8 @@ static int read_machine_id(const char *path, uint8_t id[16], const char **why)
 /* The /var rule needs the root's machine ID: mount the root, read it, plan the rest with it. */
 static int replan_with_machine_id(struct boot *b)
 {
-	struct plan_input in = { &b->opts, &b->devices.disks, &b->machine };
+	struct plan_input in = { &b->opts, &b->devices.disks, &b->machine, b->fallback.failed,
+				 b->fallback.n };
 	const char *why = NULL;
 	int r = 0;
 
@@ -388,28 +392,109 @@ static int replan_with_machine_id(struct boot *b)
 	return 0;
 }
 
-static int stage_mount(struct boot *b)
+/* Runs the plan's steps (reading the machine ID in between when the /var rule needs it).
+ * On failure *failed_step is the step that failed. */
+static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan_step **failed_step)
 {
-	static struct execute_ctx ctx;
 	size_t done = 0;
 	int r;
 
-	ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
-				    .load_module = load_module, .data = b };
+	*failed_step = NULL;
+	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
+				     .load_module = load_module, .data = b };
 	if (b->plan.wants_machine_id) {
 		done = b->plan.root_steps;
-		r = execute_steps(b->plan.steps, 0, done, &ctx);
+		r = execute_steps(b->plan.steps, 0, done, ctx);
 		if (r < 0)
 			goto failed;
 		r = replan_with_machine_id(b);
 		if (r < 0)
 			goto out;
 	}
-	r = execute_steps(b->plan.steps, done, b->plan.n_steps, &ctx);
+	r = execute_steps(b->plan.steps, done, b->plan.n_steps, ctx);
 failed:
-	if (r < 0)
-		fail_with(b, r, "%s", ctx.why);
+	if (r < 0) {
+		*failed_step = &b->plan.steps[ctx->failed];
+		fail_with(b, r, "%s", ctx->why);
+	}
 out:
+	return r;
+}
+
+/* The A/B fallback: the failed root or /usr gives way to the next newest version, if
+ * discovery picked it among versions and the command line allows. 0 with a new plan, or
+ * the boot's -errno unchanged. */
+static int fall_back(struct boot *b, int err, struct execute_ctx *ctx,
+		     const struct plan_step *failed_step, bool no_init)
+{
+	const char *role = NULL;
+	const struct part *part = failed_step || no_init
+					  ? fallback_culprit(&b->plan, failed_step, &role)
+					  : NULL;
+	char label[FALLBACK_LABEL];
+	unsigned number;
+	int r;
+
+	if (!part)
+		return err;
+	if (!b->opts.fallback) {
+		log_info("earlymount.fallback=no: not trying an older %s version", role);
+		return err;
+	}
+	if (fallback_add(&b->fallback, part, role, b->why) < 0)
+		return err;
+	number = part->number;
+	COPY_STR(label, part->label);
+	execute_undo(b->plan.steps, 0, failed_step ? (size_t)(failed_step - b->plan.steps)
+						   : b->plan.n_steps, ctx);
+	r = plan_build(&(struct plan_input){ &b->opts, &b->devices.disks, &b->machine,
+					     b->fallback.failed, b->fallback.n },
+		       &b->plan);
+	if (r < 0) {
+		log_info("no older %s version to fall back to: %s", role, b->plan.error);
+		return err;
+	}
+	part = streq(role, "root") ? b->plan.root : b->plan.usr;
+	log_warn("%s partition %u (label '%s') failed: %s; falling back to partition %u (label "
+		 "'%s')", role, number, label, b->why, part ? part->number : 0,
+		 part ? part->label : "");
+	for (size_t i = 0; i < b->plan.n_notes && !b->plan.wants_machine_id; i++)
+		log_info("%s", b->plan.notes[i]);
+	b->why[0] = '\0';
+	return 0;
+}
+
+/* A root without an init fails here, while an older version can still be tried; the
+ * handoff checks again after the pre-switch hooks. */
+static int check_init(struct boot *b)
+{
+	return switchroot_check(SYSROOT, b->plan.init, b->init, sizeof(b->init), b->why,
+				sizeof(b->why));
+}
+
+static int stage_mount(struct boot *b)
+{
+	static struct execute_ctx ctx;
+	const struct plan_step *failed_step;
+	bool no_init;
+	int r;
+
+	do {
+		r = mount_plan(b, &ctx, &failed_step);
+		no_init = false;
+		if (r == 0) {
+			r = check_init(b);
+			no_init = r < 0;
+		}
+	} while (r < 0 && fall_back(b, r, &ctx, failed_step, no_init) == 0);
+	if (r == 0 && b->fallback.n) {
+		r = make_directories(EARLYMOUNT_RUN, 0755);
+		if (r == 0)
+			r = fallback_write(&b->fallback, &b->plan, FALLBACK_PATH);
+		if (r < 0)
+			log_warn("unable to write %s: %s", FALLBACK_PATH, strerror(-r));
+		r = 0;
+	}
 	return r;
 }
 
@@ -451,8 +536,7 @@ static int stage_hooks_pre_switch(struct boot *b)
 /* Checks first; from switchroot_enter() on there is no way back. */
 static int handoff(struct boot *b)
 {
-	int r = switchroot_check(SYSROOT, b->plan.init, b->init, sizeof(b->init), b->why,
-				 sizeof(b->why));
+	int r = check_init(b);
 
 	if (r < 0)
 		goto out;

@@ -36,7 +36,7 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	set_volatile, set_init, set_disk, set_machine_id, set_emergency, set_break, set_quiet,
 	set_debug, set_rootwait, set_timeout, set_rootdelay, set_verity, set_roothash, set_usrhash,
 	set_verity_root_data, set_verity_root_hash, set_verity_root_options, set_verity_usr_data,
-	set_verity_usr_hash, set_verity_usr_options;
+	set_verity_usr_hash, set_verity_usr_options, set_fallback;
 
 /* One table for the parser and for cmdline_known_keys[]. */
 #define CMDLINE_KEYS(KEY)                                                   \
@@ -63,6 +63,7 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	KEY("systemd.verity_usr_options",  FORM_VALUE, set_verity_usr_options,  LIST_NONE) \
 	KEY("init",                FORM_VALUE,    set_init,       LIST_NONE)      \
 	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
+	KEY("earlymount.fallback", FORM_OPTIONAL, set_fallback,   LIST_NONE)      \
 	KEY("systemd.machine_id",  FORM_VALUE,    set_machine_id, LIST_NONE)      \
 	KEY("rd.emergency",        FORM_SWITCH,   set_emergency,  LIST_NONE)      \
 	KEY("emergency",           FORM_SWITCH,   set_emergency,  LIST_NONE)      \
@@ -171,6 +172,7 @@ void options_init(struct options *opts)
 	opts->rw = -1;
 	opts->gpt_auto = true;
 	opts->verity = true;
+	opts->fallback = true;
 	opts->volatile_mode = VOLATILE_NO;
 	opts->timeout_sec = -1;
 	opts->rootdelay_sec = -1;
@@ -369,7 +371,8 @@ static int set_usrfstype(struct options *o, const char *value, const char **why)
 	return store_or_reset(o, value, &o->usrfstype);
 }
 
-static int set_gpt_auto(struct options *o, const char *value, const char **why)
+/* A boolean key: the bare key means yes. */
+static int set_bool(const char *value, bool *field, const char **why)
 {
 	int b = value ? parse_boolean(value) : 1;
 
@@ -377,20 +380,23 @@ static int set_gpt_auto(struct options *o, const char *value, const char **why)
 		*why = "not a boolean; use yes or no (or 1/0, true/false, on/off, y/n, t/f)";
 		return b;
 	}
-	o->gpt_auto = b;
+	*field = b;
 	return 0;
+}
+
+static int set_gpt_auto(struct options *o, const char *value, const char **why)
+{
+	return set_bool(value, &o->gpt_auto, why);
+}
+
+static int set_fallback(struct options *o, const char *value, const char **why)
+{
+	return set_bool(value, &o->fallback, why);
 }
 
 static int set_verity(struct options *o, const char *value, const char **why)
 {
-	int b = value ? parse_boolean(value) : 1;
-
-	if (b < 0) {
-		*why = "not a boolean; use yes or no (or 1/0, true/false, on/off, y/n, t/f)";
-		return b;
-	}
-	o->verity = b;
-	return 0;
+	return set_bool(value, &o->verity, why);
 }
 
 static int set_hash(struct options *o, const char *value, const char **field, const char **why)

@@ -12,6 +12,7 @@
 #include <sys/swap.h>
 #include <unistd.h>
 
+#include "dm.h"
 #include "execute.h"
 #include "log.h"
 #include "mountopts.h"
@@ -676,7 +677,45 @@ int execute_steps(const struct plan_step *steps, size_t from, size_t to, struct 
 {
 	int r = 0;
 
-	for (size_t i = from; i < to && r == 0; i++)
+	for (size_t i = from; i < to && r == 0; i++) {
 		r = execute_step(&steps[i], ctx);
+		if (r < 0)
+			ctx->failed = i;
+	}
 	return r;
+}
+
+static void undo_step(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	char dev[PATH_MAX];
+	int r = 0;
+
+	switch (s->op) {
+	case OP_MOUNT:
+	case OP_BIND:
+	case OP_TMPFS:
+	case OP_OVERLAY:
+		/* a lazy unmount where something still holds it: the tree must go either way */
+		if (umount2(s->target, 0) < 0 && umount2(s->target, MNT_DETACH) < 0)
+			r = -errno;
+		break;
+	case OP_SWAPON:
+		r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), NULL);
+		if (r == 0 && swapoff(dev) < 0)
+			r = -errno;
+		break;
+	case OP_VERITY:
+		r = dm_remove(strrchr(s->target, '/') + 1);
+		break;
+	default:
+		break;
+	}
+	if (r < 0 && r != -EINVAL && r != -ENOENT)
+		log_warn("unable to take back %s %s: %s", plan_op_name(s->op), s->target, strerror(-r));
+}
+
+void execute_undo(const struct plan_step *steps, size_t from, size_t to, struct execute_ctx *ctx)
+{
+	for (size_t i = to; i > from; i--)
+		undo_step(&steps[i - 1], ctx);
 }

@@ -67,9 +67,15 @@ static int check_input(const struct plan_input *in, struct planner *p)
 			 "type to look for");
 		goto out;
 	}
+	if (in->n_failed && !in->failed) {
+		r = fail(p, -EINVAL, "plan input incomplete: failures counted but not given");
+		goto out;
+	}
 	p->opts = in->opts;
 	p->disks = in->disks;
 	p->machine = in->machine;
+	p->failed = in->failed;
+	p->n_failed = in->n_failed;
 out:
 	return r;
 }
@@ -100,8 +106,13 @@ int plan_build(const struct plan_input *in, struct plan *plan)
 		goto out;
 	note_verity(&p);
 	r = add_steps(&p);
-	if (r == 0)
-		plan->disk = p.disk;
+	if (r < 0)
+		goto out;
+	plan->disk = p.disk;
+	plan->root = p.root;
+	plan->usr = p.usr;
+	plan->root_discovered = p.root && !p.root_explicit && !p.root_verity.spec;
+	plan->usr_discovered = p.usr && !p.usr_explicit && !p.usr_verity.spec;
 out:
 	notes_finish(&p);
 	return r;

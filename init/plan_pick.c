@@ -17,7 +17,17 @@ static bool part_newer(const struct part *a, const struct part *b)
 	return c > 0 || (c == 0 && a->number < b->number);
 }
 
-/* A partition mount.usr= names is the /usr, never also the discovered root. */
+/* Why part failed earlier in this boot, or NULL. */
+static const char *failure_of(const struct planner *p, const struct part *part)
+{
+	for (size_t i = 0; i < p->n_failed; i++)
+		if (uuid_str_equal(p->failed[i].partuuid, part->partuuid))
+			return p->failed[i].why;
+	return NULL;
+}
+
+/* A partition mount.usr= names is the /usr, never also the discovered root; one that failed
+ * at this boot gives way to the next newest. */
 static const char *pick_skip_reason(const struct planner *p, const struct part *part,
 				    enum dps_role role)
 {
@@ -25,6 +35,8 @@ static const char *pick_skip_reason(const struct planner *p, const struct part *
 
 	if (!why && p->usr_explicit && part == p->usr)
 		why = "it is named by mount.usr=";
+	if (!why && failure_of(p, part))
+		why = "it failed at this boot";
 	return why;
 }
 

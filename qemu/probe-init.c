@@ -253,6 +253,11 @@ static void report_build(int argc, char **argv)
 	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
 	emit("timings:\n");
 	emit_lines("/run/earlymount/timings", buf, sizeof(buf));
+	/* the A/B fallback's record, when a newer version was passed over */
+	if (access("/run/earlymount/fallback", F_OK) == 0) {
+		emit("fallback:\n");
+		emit_lines("/run/earlymount/fallback", buf, sizeof(buf));
+	}
 	emit("argv:");
 	for (int i = 0; i < argc; i++)
 		emit(" %s", argv[i]);

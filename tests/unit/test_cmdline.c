@@ -335,6 +335,11 @@ static void test_verity_keys(void **state)
 	assert_string_equal(opts.verity_usr.options, "ignore-zero-blocks");
 	parse_ok("systemd.verity=no");
 	assert_false(opts.verity);
+	assert_true(opts.fallback);
+	parse_ok("earlymount.fallback=no");
+	assert_false(opts.fallback);
+	parse_ok("earlymount.fallback=0 earlymount.fallback");
+	assert_true(opts.fallback);
 	parse_ok("systemd.verity=no rd.systemd.verity");
 	assert_true(opts.verity);
 	/* a malformed hash is refused and the earlier one kept; an empty one resets */
@@ -649,7 +654,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 38);
+	assert_int_equal(n, 39);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
