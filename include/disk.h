@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "uuid.h"
+#include "verity.h"
 
 struct part {
 	unsigned number;           /* 1-based partition number */
@@ -21,6 +22,10 @@ struct part {
 	char fsuuid[64];
 	char fslabel[256];
 	char devpath[64];          /* "/dev/vda2" at boot; "" for partitions of image files */
+	/* A verity signature partition's root hash (its JSON's rootHash); "" when it is none, or
+	 * when its JSON is unusable, and then verity_sig_error says why. */
+	char verity_sig_hash[VERITY_HASH_HEX_MAX + 1];
+	char verity_sig_error[96];
 };
 
 struct disk {

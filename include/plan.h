@@ -57,6 +57,9 @@ struct plan_step {
 	char hash_source[PLAN_PATH];  /* OP_VERITY: the hash device spec */
 	const struct part *hash_part; /* OP_VERITY: the partition behind hash_source, when known */
 	char root_hash[VERITY_HASH_HEX_MAX + 1]; /* OP_VERITY */
+	char sig_source[PLAN_PATH];   /* OP_VERITY: the signature partition, "" when the hash was
+				       * given on the command line */
+	const struct part *sig_part;
 	bool optional;                /* a failure is a warning and the boot goes on without it */
 	char reason[PLAN_TEXT];       /* one line: why this step */
 };

@@ -23,7 +23,10 @@ struct text {
 
 /* A verity device wanted for root or /usr, and the partitions found for it. */
 struct verity_pick {
-	const struct verity_spec *spec; /* the command line's; NULL: not verified */
+	const struct verity_spec *spec; /* the command line's, when it gave the hash */
+	const char *root_hash;          /* NULL: not verified */
+	const struct part *sig;         /* the signature partition the hash came from, or NULL */
+	const struct disk *sig_disk;
 	const char *name;               /* "root", "usr": the device-mapper name */
 	const char *hash_key;           /* "roothash=", "usrhash=" */
 	enum dps_role data_role, hash_role;
@@ -115,6 +118,7 @@ int verity_resolve_options(struct planner *p);
 bool verity_names_device(const struct verity_pick *v, const char *device);
 int verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
 		  const struct disk **disk);
+int verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data);
 int verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
 			struct mount_flags *flags, const char **spec, const struct part **part);
 void note_verity(struct planner *p);

@@ -10,6 +10,8 @@ struct verity_request {
 	const char *hash_dev;
 	const char *root_hash; /* hex */
 	const char *options;   /* systemd-veritysetup's words, or NULL */
+	const char *sig_dev;   /* the signature partition whose signature of root_hash the kernel
+				* checks, or NULL */
 };
 
 /* 0, or -errno with why saying what failed and what to try. */

@@ -420,8 +420,12 @@ int devices_wait(struct devices *d, int timeout_ms,
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 	bool was_settled = settled(d);
+	struct batch queued = { 0 };
 	bool done;
 
+	/* What came before the wait, the events of loads that ended already among it, is read
+	 * before the first look. */
+	drain_uevents(d, &queued);
 	if (was_settled && d->settled_sec == 0)
 		d->settled_sec = timing_now();
 	done = ready(d, was_settled, data);
@@ -451,8 +455,16 @@ int devices_wait(struct devices *d, int timeout_ms,
 		}
 		modules_reap(d->modules, false);
 		now_settled = settled(d);
-		if (now_settled && !was_settled)
+		if (now_settled && !was_settled) {
+			/* A load that ended after the drain above queued its devices' events before
+			 * it did: read them before the devices count as settled (a second disk of
+			 * virtio_blk was missed here once). */
+			struct batch late = { 0 };
+
+			drain_uevents(d, &late);
+			b.disks_changed = b.disks_changed || late.disks_changed;
 			d->settled_sec = timing_now();
+		}
 		if (b.disks_changed || now_settled != was_settled)
 			done = ready(d, now_settled, data);
 		was_settled = now_settled;

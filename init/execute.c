@@ -221,7 +221,7 @@ out:
 
 static int op_verity(const struct plan_step *s, struct execute_ctx *ctx)
 {
-	char data[PATH_MAX], hash[PATH_MAX];
+	char data[PATH_MAX], hash[PATH_MAX], sig[PATH_MAX];
 	const char *name = strrchr(s->target, '/') + 1;
 	const char *failed = s->source;
 	int r = resolve_device(s->source, s->part, ctx->disks, data, sizeof(data), NULL);
@@ -230,6 +230,10 @@ static int op_verity(const struct plan_step *s, struct execute_ctx *ctx)
 		failed = s->hash_source;
 		r = resolve_device(s->hash_source, s->hash_part, ctx->disks, hash, sizeof(hash), NULL);
 	}
+	if (r == 0 && s->sig_source[0]) {
+		failed = s->sig_source;
+		r = resolve_device(s->sig_source, s->sig_part, ctx->disks, sig, sizeof(sig), NULL);
+	}
 	if (r < 0) {
 		why_set(ctx, "unable to find %s for the verity device %s: %s", failed, s->target,
 			 resolve_failure(r));
@@ -237,7 +241,8 @@ static int op_verity(const struct plan_step *s, struct execute_ctx *ctx)
 	}
 	if (ctx->load_module)
 		ctx->load_module("dm-verity", ctx->data);
-	r = verity_open(&(struct verity_request){ name, data, hash, s->root_hash, s->options },
+	r = verity_open(&(struct verity_request){ name, data, hash, s->root_hash, s->options,
+						  s->sig_source[0] ? sig : NULL },
 			ctx->why, sizeof(ctx->why));
 out:
 	return r;

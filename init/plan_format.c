@@ -93,6 +93,8 @@ static void json_step(const struct plan_step *step, FILE *out)
 	if (step->op == OP_VERITY) {
 		JSON_FIELD(out, "hash_source", step->hash_source);
 		JSON_FIELD(out, "root_hash", step->root_hash);
+		if (step->sig_source[0])
+			JSON_FIELD(out, "sig_source", step->sig_source);
 	}
 	JSON_FIELD(out, "reason", step->reason);
 	fputc('}', out);
@@ -192,7 +194,12 @@ static void text_step(const struct plan_step *step, const size_t width[COL_MAX],
 		ESCAPE_TEXT(long_text, step->hash_source);
 		fprintf(out, "hash=%s ", long_text);
 		ESCAPE_TEXT(long_text, step->root_hash);
-		fprintf(out, "roothash=%s%s", long_text, step->options[0] ? " " : "");
+		fprintf(out, "roothash=%s", long_text);
+		if (step->sig_source[0]) {
+			ESCAPE_TEXT(long_text, step->sig_source);
+			fprintf(out, " signature=%s", long_text);
+		}
+		fputs(step->options[0] ? " " : "", out);
 	}
 	if ((!step_has_mode(step) && step->op != OP_VERITY) || step->options[0]) {
 		ESCAPE_TEXT(long_text, step->options);

@@ -181,7 +181,7 @@ int choose_root(struct planner *p)
 	p->root_arch = p->machine->arch;
 	if (p->opts->root_kind == ROOT_TMPFS)
 		goto out;
-	if (p->root_verity.spec && !p->root_verity.named) {
+	if (p->root_verity.root_hash && !p->root_verity.named) {
 		r = verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
 		if (r == 0)
 			p->root_arch = root_type_arch(p->root, p->root_arch);
@@ -214,6 +214,7 @@ int choose_root(struct planner *p)
 		     p->disk->path, arch_name(p->root_arch));
 	note(p, "root: partition %u%s%s%s on %s", p->root->number, p->root->label[0] ? " (label '" : "",
 	     label_shown(p->root->label, label), p->root->label[0] ? "')" : "", p->disk->path);
+	r = verity_from_signature(p, &p->root_verity, p->root);
 out:
 	return r;
 }
@@ -224,7 +225,7 @@ int choose_usr(struct planner *p)
 	enum arch arch = ARCH_INVALID;
 	char label[LABEL_SHOWN];
 
-	if (p->usr_verity.spec && !p->usr_verity.named)
+	if (p->usr_verity.root_hash && !p->usr_verity.named)
 		return verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
 	if (p->usr_explicit || !p->disk)
 		return 0;
@@ -243,5 +244,5 @@ int choose_usr(struct planner *p)
 		     p->disk->path, arch_name(arch));
 	note(p, "usr: partition %u%s%s%s on %s", p->usr->number, p->usr->label[0] ? " (label '" : "",
 	     label_shown(p->usr->label, label), p->usr->label[0] ? "')" : "", p->disk->path);
-	return 0;
+	return verity_from_signature(p, &p->usr_verity, p->usr);
 }

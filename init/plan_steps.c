@@ -163,7 +163,7 @@ int add_root_mount(struct planner *p, const char *target, bool force_ro, const c
 	r = add_part_mount(p, part, spec, target, fstype, &flags, &step);
 	if (r < 0)
 		goto out;
-	if (p->root_verity.spec && !p->root_explicit)
+	if (p->root_verity.root_hash && !p->root_explicit)
 		step_reason(step, "root: the verity device over discovered partition %u of %s",
 			    p->root->number, p->root_disk->path);
 	else if (p->root_explicit)
@@ -223,7 +223,7 @@ int add_usr_stage(struct planner *p)
 		r = add_part_mount(p, part, spec, ROOT_MOUNT_POINT "/usr", fstype, &flags, &step);
 	if (r < 0)
 		goto out;
-	if (p->usr_verity.spec && !p->usr_explicit)
+	if (p->usr_verity.root_hash && !p->usr_explicit)
 		step_reason(step, "usr: the verity device over discovered partition %u of %s",
 			    p->usr->number, p->usr_disk->path);
 	else if (p->usr_explicit)

@@ -18,6 +18,7 @@ static void pick_init(struct verity_pick *v, const struct verity_spec *spec, con
 {
 	memset(v, 0, sizeof(*v));
 	v->spec = spec->hash ? spec : NULL;
+	v->root_hash = spec->hash;
 	v->name = name;
 	v->data_role = data_role;
 	v->hash_role = hash_role;
@@ -43,10 +44,10 @@ static int check_device_key(struct planner *p, struct verity_pick *v, const char
 	return r;
 }
 
-static int check_options(struct planner *p, struct verity_pick *v)
+static int check_options(struct planner *p, struct verity_pick *v, const char *options)
 {
 	char why[PLAN_TEXT];
-	int r = verity_options_parse(v->spec->options, &v->options, why, sizeof(why));
+	int r = verity_options_parse(options, &v->options, why, sizeof(why));
 
 	if (r < 0)
 		r = fail(p, -EINVAL, "systemd.verity_%s_options=: %s", v->name, why);
@@ -68,8 +69,8 @@ int verity_resolve_options(struct planner *p)
 		     p->root_verity.spec ? "roothash=" : "",
 		     p->root_verity.spec && p->usr_verity.spec ? " and " : "",
 		     p->usr_verity.spec ? "usrhash=" : "");
-		p->root_verity.spec = NULL;
-		p->usr_verity.spec = NULL;
+		p->root_verity.spec = p->usr_verity.spec = NULL;
+		p->root_verity.root_hash = p->usr_verity.root_hash = NULL;
 	}
 	if (p->root_verity.spec && o->root_kind == ROOT_TMPFS)
 		r = fail(p, -EINVAL, "roothash= and root=tmpfs: a tmpfs root has nothing to verify");
@@ -78,10 +79,11 @@ int verity_resolve_options(struct planner *p)
 				     o->root_kind == ROOT_DEVICE ? o->root : NULL);
 	if (r == 0)
 		r = check_device_key(p, &p->usr_verity, "mount.usr=", o->usr);
-	if (r == 0 && p->root_verity.spec)
-		r = check_options(p, &p->root_verity);
-	if (r == 0 && p->usr_verity.spec)
-		r = check_options(p, &p->usr_verity);
+	/* they apply to a hash signed on the disk too */
+	if (r == 0)
+		r = check_options(p, &p->root_verity, o->verity_root.options);
+	if (r == 0)
+		r = check_options(p, &p->usr_verity, o->verity_usr.options);
 	return r;
 }
 
@@ -129,7 +131,7 @@ static int find_data(struct planner *p, struct verity_pick *v, const char *uuid)
 	char key[48];
 	int r;
 
-	if (v->spec->data) {
+	if (v->spec && v->spec->data) {
 		snprintf(key, sizeof(key), "systemd.verity_%s_data=", v->name);
 		return resolve_spec(p, key, v->spec->data, &v->data, &v->data_disk);
 	}
@@ -144,7 +146,7 @@ static int find_hash(struct planner *p, struct verity_pick *v, const char *uuid)
 	char key[48], what[32];
 	int r;
 
-	if (v->spec->hash_device) {
+	if (v->spec && v->spec->hash_device) {
 		snprintf(key, sizeof(key), "systemd.verity_%s_hash=", v->name);
 		return resolve_spec(p, key, v->spec->hash_device, &v->hash, &v->hash_disk);
 	}
@@ -159,7 +161,7 @@ int verity_choose(struct planner *p, struct verity_pick *v, const struct part **
 		  const struct disk **disk)
 {
 	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN], label[LABEL_SHOWN];
-	int r = verity_hash_partuuids(v->spec->hash, data_uuid, hash_uuid);
+	int r = verity_hash_partuuids(v->root_hash, data_uuid, hash_uuid);
 
 	if (r < 0) {
 		r = fail(p, -EINVAL, "%s is not a root hash", v->hash_key);
@@ -177,10 +179,10 @@ int verity_choose(struct planner *p, struct verity_pick *v, const struct part **
 		goto out;
 	*part = v->data;
 	*disk = v->data_disk;
-	note(p, "%s: partition %u%s%s%s on %s, verified by dm-verity with the hashes on partition %u",
+	note(p, "%s: partition %u%s%s%s on %s, verified by dm-verity with the hashes on partition %u%s",
 	     v->name, v->data->number, v->data->label[0] ? " (label '" : "",
 	     label_shown(v->data->label, label), v->data->label[0] ? "')" : "", v->data_disk->path,
-	     v->hash->number);
+	     v->hash->number, v->sig ? ", the hash signed on the disk" : "");
 out:
 	return r;
 }
@@ -199,21 +201,30 @@ static int add_verity_step(struct planner *p, const struct verity_pick *v)
 {
 	char data[PLAN_PATH];
 	struct plan_step *step = NULL;
-	int r = step_spec(p, v->spec->data, v->data, data, sizeof(data));
+	int r = step_spec(p, v->spec ? v->spec->data : NULL, v->data, data, sizeof(data));
 
 	if (r == 0)
 		r = add_step(p, OP_VERITY, data, v->mapper, "", v->data, &step);
 	if (r == 0)
-		r = step_spec(p, v->spec->hash_device, v->hash, step->hash_source,
+		r = step_spec(p, v->spec ? v->spec->hash_device : NULL, v->hash, step->hash_source,
 			      sizeof(step->hash_source));
 	if (r == 0)
-		r = copy_field(p, step->root_hash, sizeof(step->root_hash), v->spec->hash, v->hash_key);
+		r = copy_field(p, step->root_hash, sizeof(step->root_hash), v->root_hash, v->hash_key);
+	if (r == 0 && v->sig)
+		r = discovered_source(p, v->sig, step->sig_source, sizeof(step->sig_source));
 	if (r < 0)
 		goto out;
 	step->hash_part = v->hash;
+	step->sig_part = v->sig;
 	verity_options_format(&v->options, step->options, sizeof(step->options));
-	step_reason(step, "%s%.16s…: partition %u of %s, its hashes on partition %u", v->hash_key,
-		    v->spec->hash, v->data->number, v->data_disk->path, v->hash->number);
+	if (v->sig)
+		step_reason(step, "the signed root hash %.16s… on partition %u: partition %u of %s, "
+			    "its hashes on partition %u", v->root_hash, v->sig->number,
+			    v->data->number, v->data_disk->path, v->hash->number);
+	else
+		step_reason(step, "%s%.16s…: partition %u of %s, its hashes on partition %u",
+			    v->hash_key, v->root_hash, v->data->number, v->data_disk->path,
+			    v->hash->number);
 out:
 	return r;
 }
@@ -223,7 +234,7 @@ int verity_mount_source(struct planner *p, const struct verity_pick *v, const ch
 {
 	int r = 0;
 
-	if (!v->spec)
+	if (!v->root_hash)
 		goto out;
 	r = add_verity_step(p, v);
 	if (r < 0)
@@ -242,7 +253,7 @@ out:
 
 static bool used_by(const struct verity_pick *v, const struct part *part)
 {
-	return v->spec && v->hash == part;
+	return v->root_hash && (v->hash == part || v->sig == part);
 }
 
 /* What is not set up is said: a root that could have been verified and was not is mounted
@@ -253,21 +264,73 @@ void note_verity(struct planner *p)
 		const struct part *part = &p->disk->parts[i];
 		enum dps_role role = part_role(part);
 		bool root_side = role == DPS_ROOT_VERITY || role == DPS_ROOT_VERITY_SIG;
+		bool sig = role == DPS_ROOT_VERITY_SIG || role == DPS_USR_VERITY_SIG;
 		const struct verity_pick *v = root_side ? &p->root_verity : &p->usr_verity;
 
-		if (role != DPS_ROOT_VERITY && role != DPS_USR_VERITY && role != DPS_ROOT_VERITY_SIG &&
-		    role != DPS_USR_VERITY_SIG)
+		if ((!sig && role != DPS_ROOT_VERITY && role != DPS_USR_VERITY) || used_by(v, part))
 			continue;
-		if (used_by(v, part))
-			continue;
-		if ((role == DPS_ROOT_VERITY_SIG || role == DPS_USR_VERITY_SIG) && !v->spec)
-			note(p, "partition %u (%s) not read: earlymount does not check verity signatures "
-			     "yet; give %s to verify", part->number, dps_role_name(role), v->hash_key);
-		else if (v->spec)
-			note(p, "partition %u (%s) not used: %s names partition %u", part->number,
-			     dps_role_name(role), v->hash_key, v->hash->number);
+		if (v->root_hash)
+			note(p, "partition %u (%s) not used: %s is verified with partition %u", part->number,
+			     dps_role_name(role), v->name, v->hash->number);
+		else if (sig && part->verity_sig_error[0])
+			note(p, "partition %u (%s) unusable: %s", part->number, dps_role_name(role),
+			     part->verity_sig_error);
+		else if (sig)
+			note(p, "partition %u (%s) not used: its hash names no %s partition chosen here",
+			     part->number, dps_role_name(role), v->name);
 		else
-			note(p, "partition %u (%s) not used: no %s on the command line, %s mounted "
-			     "unverified", part->number, dps_role_name(role), v->hash_key, v->name);
+			note(p, "partition %u (%s) not used: no %s on the command line and no signature "
+			     "for it, %s mounted unverified", part->number, dps_role_name(role),
+			     v->hash_key, v->name);
 	}
+}
+
+/* A signature partition of the data partition's kind whose root hash names it. */
+static const struct part *find_signature(const struct planner *p, const struct verity_pick *v,
+					 const struct part *data)
+{
+	enum dps_role sig_role = v->data_role == DPS_ROOT ? DPS_ROOT_VERITY_SIG : DPS_USR_VERITY_SIG;
+	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN];
+
+	for (size_t i = 0; i < p->disk->n_parts; i++) {
+		const struct part *sig = &p->disk->parts[i];
+
+		if (part_role(sig) == sig_role && sig->verity_sig_hash[0] &&
+		    verity_hash_partuuids(sig->verity_sig_hash, data_uuid, hash_uuid) == 0 &&
+		    uuid_str_equal(data_uuid, data->partuuid))
+			return sig;
+	}
+	return NULL;
+}
+
+/* A discovered root or /usr whose hash is signed on the disk is verified with it; where a
+ * signature partition of its kind cannot be read, it may be this one's: no guess is made. */
+int verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data)
+{
+	enum dps_role sig_role = v->data_role == DPS_ROOT ? DPS_ROOT_VERITY_SIG : DPS_USR_VERITY_SIG;
+	const struct part *sig;
+	const struct part *part;
+	const struct disk *disk;
+	int r = 0;
+
+	if (!p->opts->verity || v->root_hash || !data || !p->disk)
+		goto out;
+	sig = find_signature(p, v, data);
+	for (size_t i = 0; !sig && i < p->disk->n_parts && r == 0; i++) {
+		const struct part *bad = &p->disk->parts[i];
+
+		if (part_role(bad) == sig_role && bad->verity_sig_error[0])
+			r = fail(p, -EPERM, "partition %u (%s) is unusable: %s — %s partition %u cannot "
+				 "be verified: give %s, or systemd.verity=no to mount it unverified",
+				 bad->number, dps_role_name(sig_role), bad->verity_sig_error, v->name,
+				 data->number, v->hash_key);
+	}
+	if (!sig || r < 0)
+		goto out;
+	v->root_hash = sig->verity_sig_hash;
+	v->sig = sig;
+	v->sig_disk = p->disk;
+	r = verity_choose(p, v, &part, &disk);
+out:
+	return r;
 }

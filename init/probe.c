@@ -5,13 +5,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dps.h"
 #include "log.h"
 #include "probe.h"
 #include "util.h"
+#include "verity_sig.h"
 
 /* The kernel exposes at most 256 partitions of a disk (DISK_MAX_PARTS); more is hostile. */
 #define PROBE_MAX_PARTS 256
@@ -79,6 +82,31 @@ out:
 
 /* Converts libblkid's sectors to bytes; false when the partition does not lie inside the
  * device (hostile or truncated tables), which the kernel would not expose either. */
+static bool is_signature_partition(const struct part *part)
+{
+	const struct dps_type *type = dps_type_from_uuid(part->type);
+
+	return type && (type->role == DPS_ROOT_VERITY_SIG || type->role == DPS_USR_VERITY_SIG);
+}
+
+/* The root hash a signature partition carries: the planner pairs the data and hash
+ * partitions by it. The signature itself is read again when the device is set up. */
+static void read_signature_partition(int fd, struct part *part)
+{
+	static struct verity_sig sig;
+	size_t want = part->size < VERITY_SIG_JSON_MAX ? (size_t)part->size : VERITY_SIG_JSON_MAX;
+	char *json = calloc(1, want + 1);
+	ssize_t n = json ? pread(fd, json, want, (off_t)part->start) : -1;
+
+	if (n < 0)
+		snprintf(part->verity_sig_error, sizeof(part->verity_sig_error), "unreadable: %s",
+			 json ? strerror(errno) : "out of memory");
+	else if (verity_sig_parse(json, (size_t)n, &sig, part->verity_sig_error,
+				  sizeof(part->verity_sig_error)) == 0)
+		COPY_STR(part->verity_sig_hash, sig.root_hash);
+	free(json);
+}
+
 static bool part_range(blkid_partition par, uint64_t disk_size, uint64_t *start, uint64_t *size)
 {
 	blkid_loff_t s = blkid_partition_get_start(par);
@@ -128,7 +156,9 @@ static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_part
 		if (r < 0)
 			goto out;
 	}
-	if (size > 0 && (!filter || filter->want_filesystem(part, filter->data)))
+	if (size > 0 && is_signature_partition(part))
+		read_signature_partition(fd, part);
+	else if (size > 0 && (!filter || filter->want_filesystem(part, filter->data)))
 		probe_filesystem(fd, disk->path, part);
 out:
 	return r;

@@ -4,17 +4,21 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <linux/keyctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "dm.h"
 #include "verity.h"
 #include "verity_open.h"
+#include "verity_sig.h"
 
 #define SECTOR 512
 
@@ -80,9 +84,55 @@ static void verity_dm_uuid(const struct verity_geometry *g, const char *name, ch
 	snprintf(out, size, "CRYPT-VERITY-%s-%s", hex, name);
 }
 
+/* The signature partition read again at the moment of use, its hash compared with the one
+ * planned, and its signature handed to the kernel as a "user" key of this thread's keyring,
+ * where dm-verity's root_hash_sig_key_desc finds it. The key serial, or -errno with why. */
+static long signature_key(const struct verity_request *req, const char *desc, char *why,
+			  size_t why_size)
+{
+	static struct verity_sig sig;
+	static char json[VERITY_SIG_JSON_MAX];
+	char reason[128];
+	int fd = open(req->sig_dev, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, json, sizeof(json));
+	long key;
+
+	if (n < 0) {
+		why_set(why, why_size, "unable to read the signature partition %s: %s", req->sig_dev,
+			strerror(errno));
+		key = -errno;
+	} else if (verity_sig_parse(json, (size_t)n, &sig, reason, sizeof(reason)) < 0) {
+		why_set(why, why_size, "the signature partition %s is unusable: %s", req->sig_dev,
+			reason);
+		key = -EINVAL;
+	} else if (strcasecmp(sig.root_hash, req->root_hash) != 0) {
+		why_set(why, why_size, "the signature partition %s changed since it was read: it "
+			"now signs %.16s…", req->sig_dev, sig.root_hash);
+		key = -ESTALE;
+	} else {
+		key = syscall(SYS_add_key, "user", desc, sig.signature, sig.signature_len,
+			      KEY_SPEC_THREAD_KEYRING);
+		if (key < 0) {
+			key = -errno;
+			why_set(why, why_size, "unable to hand the signature on %s to the kernel: %s "
+				"(a kernel without keyrings cannot check it)", req->sig_dev,
+				strerror(errno));
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return key;
+}
+
 static const char *create_hint(int err)
 {
 	switch (err) {
+	case ENOKEY:
+	case EKEYREJECTED:
+	case EBADMSG:
+	case EKEYEXPIRED:
+		return " — the kernel could not check the root hash's signature: the certificate it "
+		       "was made with must be in the kernel's trusted keyrings";
 	case ENODEV:
 		return " — the kernel has no device-mapper: the initramfs needs dm_verity and dm_mod";
 	case EEXIST:
@@ -101,6 +151,8 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 	struct verity_options o;
 	char data_no[32], hash_no[32], table[VERITY_TABLE_MAX], uuid[160], reason[256];
 	uint64_t data_bytes = 0, hash_bytes = 0;
+	char key_desc[64];
+	long key = 0;
 	dev_t dev;
 	int r = verity_options_parse(req->options, &o, reason, sizeof(reason));
 
@@ -133,7 +185,16 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 			req->hash_dev, verity_data_bytes(&g), req->data_dev, data_bytes);
 		goto out;
 	}
-	r = verity_table(&g, data_no, hash_no, req->root_hash, &o, NULL, table, sizeof(table));
+	if (req->sig_dev) {
+		snprintf(key_desc, sizeof(key_desc), "earlymount:verity:%s", req->name);
+		key = signature_key(req, key_desc, why, why_size);
+		if (key < 0) {
+			r = (int)key;
+			goto out;
+		}
+	}
+	r = verity_table(&g, data_no, hash_no, req->root_hash, &o, req->sig_dev ? key_desc : NULL,
+			 table, sizeof(table));
 	if (r < 0) {
 		why_set(why, why_size, "the verity table for %s is too long", req->name);
 		goto out;
@@ -147,5 +208,8 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 			"and %s: %s%s", req->name, req->data_dev, req->hash_dev, strerror(-r),
 			create_hint(-r));
 out:
+	/* the kernel keeps its own copy: the key must not outlive the table load in PID 1 */
+	if (key > 0)
+		syscall(SYS_keyctl, KEYCTL_INVALIDATE, key);
 	return r;
 }

@@ -18,6 +18,8 @@ static const char *const partuuids[] = {
 	"00000101-0000-4000-8000-000000000000", "00000102-0000-4000-8000-000000000000",
 	"00000201-0000-4000-8000-000000000000", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B",
 	"6028e3a1-54ef-41be-90b1-c54f2e22254c",
+	/* the halves of the root hash in cmdline.dict */
+	"6fd5c1a7-a7ae-4f2b-9d0e-0f8f3e7b2c1a", "0aaf6ee3-d3d3-b8b1-c2e2-f9a8b7c6d5e4",
 };
 static const uint8_t known_machine_id[16] = {
 	0xcc, 0x1f, 0xed, 0x1f, 0x50, 0xba, 0x43, 0xcd, 0xa3, 0x95, 0x77, 0x33, 0x3c, 0x5d, 0x05, 0x04,
@@ -132,6 +134,31 @@ static void decode_string(struct fuzz_reader *r, char *out, size_t size, const c
 		fuzz_raw_string(r, out, size);
 }
 
+/* What the probe reads of a signature partition: a root hash made of two PARTUUIDs, an
+ * error, or nothing. */
+static void decode_signature(struct fuzz_reader *r, struct part *part)
+{
+	uint8_t how = fuzz_u8(r);
+	const char *a, *b;
+	size_t n = 0;
+
+	if (how < 192)
+		return;
+	if (how < 208) {
+		snprintf(part->verity_sig_error, sizeof(part->verity_sig_error), "no signature");
+		return;
+	}
+	a = PICK(r, partuuids);
+	b = PICK(r, partuuids);
+	for (const char *s = a; *s; s++)
+		if (*s != '-')
+			part->verity_sig_hash[n++] = *s;
+	for (const char *s = b; *s; s++)
+		if (*s != '-')
+			part->verity_sig_hash[n++] = *s;
+	part->verity_sig_hash[n] = '\0';
+}
+
 static int decode_part(struct fuzz_reader *r, struct disk *disk, size_t index)
 {
 	struct part *part = disk_add_part(disk);
@@ -172,6 +199,7 @@ static int decode_part(struct fuzz_reader *r, struct disk *disk, size_t index)
 		part->devpath[0] = '\0';
 	else
 		fuzz_raw_string(r, part->devpath, sizeof(part->devpath));
+	decode_signature(r, part);
 	return 0;
 }
 
@@ -216,6 +244,20 @@ static const char *some_partuuid(const struct disk_set *set, uint8_t which)
 	return "";
 }
 
+/* Partitions that failed earlier in the boot (the A/B fallback). */
+static size_t decode_failures(struct fuzz_reader *r, const struct disk_set *set,
+			      struct plan_failure failed[PLAN_MAX_FAILURES])
+{
+	size_t n = fuzz_u8(r) % 4;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(failed[i].partuuid, sizeof(failed[i].partuuid), "%s",
+			 some_partuuid(set, fuzz_u8(r)));
+		snprintf(failed[i].why, sizeof(failed[i].why), "failed %zu", i);
+	}
+	return n;
+}
+
 static void decode_machine(struct fuzz_reader *r, const struct disk_set *set, struct machine *m)
 {
 	uint8_t arch = fuzz_u8(r), how = fuzz_u8(r);
@@ -250,6 +292,29 @@ static const struct disk *disk_of(const struct disk_set *set, const struct part 
 	return NULL;
 }
 
+/* A hash on the command line is never dropped: a root (or /usr) planned from a disk goes
+ * through its verity device. */
+static void check_verity(const struct plan *plan, const struct options *opts)
+{
+	bool root_on_disk = false, root_device = false, usr_on_disk = false, usr_device = false;
+
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct plan_step *s = &plan->steps[i];
+
+		if (s->op == OP_VERITY)
+			FUZZ_CHECK(s->root_hash[0] && s->hash_source[0] && s->source[0],
+				   "verity step %zu without its hash or devices", i);
+		root_device |= s->op == OP_VERITY && strcmp(s->target, "/dev/mapper/root") == 0;
+		usr_device |= s->op == OP_VERITY && strcmp(s->target, "/dev/mapper/usr") == 0;
+	}
+	root_on_disk = plan->root && plan->steps[0].op != OP_TMPFS;
+	usr_on_disk = plan->usr != NULL;
+	if (opts->verity && opts->verity_root.hash && root_on_disk)
+		FUZZ_CHECK(root_device, "roothash= given, the root planned without its verity device");
+	if (opts->verity && opts->verity_usr.hash && usr_on_disk)
+		FUZZ_CHECK(usr_device, "usrhash= given, /usr planned without its verity device");
+}
+
 /* The spec's rules on what is mounted, beyond the planner's own contract: no partition
  * twice, bit 60 always read-only, bit 63 and "_empty" never picked by discovery. */
 static void check_rules(const struct plan *plan, const struct disk_set *set,
@@ -273,6 +338,11 @@ static void check_rules(const struct plan *plan, const struct disk_set *set,
 			continue;
 		named = (opts->root && strcmp(s->source, opts->root) == 0) ||
 			(opts->usr && strcmp(s->source, opts->usr) == 0);
+		for (size_t j = 0; j < plan->n_steps; j++)
+			FUZZ_CHECK(plan->steps[j].op != OP_VERITY || plan->steps[j].part != s->part ||
+				   s->op != OP_MOUNT,
+				   "step %zu mounts partition %u unverified beside its verity step %zu", i,
+				   s->part->number, j);
 		if ((s->part->flags & GPT_FLAG_READ_ONLY) && dps_role_honours_read_only(type->role))
 			FUZZ_CHECK(strncmp(s->options, "ro", 2) == 0 &&
 				   (s->options[2] == '\0' || s->options[2] == ','),
@@ -295,7 +365,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct machine machine = { 0 };
 	struct options *opts = malloc(sizeof(*opts));
 	struct plan *plan = malloc(sizeof(*plan));
-	struct plan_input in = { opts, &set, &machine };
+	struct plan_input in = { .opts = opts, .disks = &set, .machine = &machine };
+	struct plan_failure failed[PLAN_MAX_FAILURES];
 	size_t cmdline_len = 0;
 	char *line = NULL;
 	uint8_t n_disks;
@@ -319,13 +390,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = decode_disk(&r, &set, i);
 	FUZZ_CHECK(ret == 0, "out of memory");
 	decode_machine(&r, &set, &machine);
+	in.failed = failed;
+	in.n_failed = decode_failures(&r, &set, failed);
 
 	ret = plan_build(&in, plan);
 	/* Printed first: with FUZZ_VERBOSE=1 a broken invariant comes with the plan. */
 	fuzz_format_plan(plan);
 	fuzz_check_plan(ret, plan, &set);
-	if (ret == 0)
+	if (ret == 0) {
 		check_rules(plan, &set, opts);
+		check_verity(plan, opts);
+	}
 
 	disk_set_free(&set);
 	free(line);

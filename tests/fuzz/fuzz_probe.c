@@ -61,7 +61,7 @@ static void plan_disk(const struct disk_set *set, const struct machine *machine)
 {
 	struct options *opts = malloc(sizeof(*opts));
 	struct plan *plan = malloc(sizeof(*plan));
-	struct plan_input in = { opts, set, machine };
+	struct plan_input in = { .opts = opts, .disks = set, .machine = machine };
 	int r;
 
 	FUZZ_CHECK(opts && plan, "out of memory");

@@ -256,17 +256,72 @@ static void test_rw_stays_read_only(void **state)
 	(void)state;
 }
 
-/* Without a hash, the signature partition is named as not read: never a silent pass. */
-static void test_signature_partition_noted(void **state)
+#define T_ROOT_VERITY_SIG_X86_64 "41092b05-9fc8-4523-994f-2def0408b176"
+/* A hash whose halves name root-2 (partition 3) and a hash partition 7. */
+
+/* The discovered root's hash, signed on the disk: verified with it, the signature named. */
+static void test_signed_hash_on_the_disk(void **state)
 {
 	struct fixture *f = fx_new();
 	size_t d = verity_disk(f);
+	struct part *sig;
+	int r;
 
-	fx_part(f, d, 6, "41092b05-9fc8-4523-994f-2def0408b176", NULL, "sig", 0, "");
+	fx_part(f, d, 7, T_ROOT_VERITY_X86_64, "abcdef00-1234-4000-8000-0000000000c7", "v2", 0, "");
+	sig = fx_part(f, d, 8, T_ROOT_VERITY_SIG_X86_64, NULL, "sig2", 0, "");
+	strcpy(sig->verity_sig_hash, "0000000100004000800000000000000" "3abcdef001234400080000000000000c7");
+	r = plan_with(f, "systemd.verity_root_options=check-at-most-once");
+	if (r != 0)
+		dump(f);
+	assert_int_equal(r, 0);
+	assert_int_equal(f->plan.steps[0].op, OP_VERITY);
+	assert_int_equal(f->plan.steps[0].part->number, 3);
+	assert_int_equal(f->plan.steps[0].hash_part->number, 7);
+	assert_ptr_equal(f->plan.steps[0].sig_part, sig);
+	assert_string_equal(f->plan.steps[0].sig_source, "PARTUUID=00000001-0000-4000-8000-000000000008");
+	assert_string_equal(f->plan.steps[0].options, "check-at-most-once");
+	/* the hash came from the disk: the A/B fallback may still pass it over */
+	assert_true(f->plan.root_discovered);
+	want_note(f, "the hash signed on the disk");
+	want_note(f, "partition 2 (root-verity) not used: root is verified with partition 7");
+	fx_free(f);
+	(void)state;
+}
+
+static void test_signature_of_another_version(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = verity_disk(f);
+	struct part *sig = fx_part(f, d, 6, T_ROOT_VERITY_SIG_X86_64, NULL, "sig", 0, "");
+
+	strcpy(sig->verity_sig_hash, HASH); /* names root-1, not the newest */
 	assert_int_equal(plan_with(f, ""), 0);
-	want_note(f, "partition 6 (root-verity-sig) not read: earlymount does not check verity "
-		     "signatures yet");
-	want_note(f, "partition 2 (root-verity) not used: no roothash=");
+	assert_int_equal(f->plan.steps[0].op, OP_MOUNT);
+	want_note(f, "partition 6 (root-verity-sig) not used: its hash names no root partition "
+		     "chosen here");
+	want_note(f, "partition 2 (root-verity) not used: no roothash= on the command line and no "
+		     "signature for it");
+	fx_free(f);
+	(void)state;
+}
+
+/* A signature partition that cannot be read might be the root's: refused, not guessed. */
+static void test_unusable_signature_refused(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = verity_disk(f);
+	struct part *sig = fx_part(f, d, 6, T_ROOT_VERITY_SIG_X86_64, NULL, "sig", 0, "");
+
+	strcpy(sig->verity_sig_error, "no signature (at byte 80)");
+	want_error(f, plan_with(f, ""), -EPERM,
+		   "partition 6 (root-verity-sig) is unusable: no signature (at byte 80)");
+	fx_free(f);
+	f = fx_new();
+	d = verity_disk(f);
+	sig = fx_part(f, d, 6, T_ROOT_VERITY_SIG_X86_64, NULL, "sig", 0, "");
+	strcpy(sig->verity_sig_error, "no signature (at byte 80)");
+	assert_int_equal(plan_with(f, "systemd.verity=0"), 0);
+	want_note(f, "partition 6 (root-verity-sig) unusable: no signature");
 	fx_free(f);
 	(void)state;
 }
@@ -284,7 +339,9 @@ int main(void)
 		cmocka_unit_test(test_verity_off),
 		cmocka_unit_test(test_clone_refused),
 		cmocka_unit_test(test_rw_stays_read_only),
-		cmocka_unit_test(test_signature_partition_noted),
+		cmocka_unit_test(test_signed_hash_on_the_disk),
+		cmocka_unit_test(test_signature_of_another_version),
+		cmocka_unit_test(test_unusable_signature_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
