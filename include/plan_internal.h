@@ -118,6 +118,8 @@ int verity_resolve_options(struct planner *p);
 bool verity_names_device(const struct verity_pick *v, const char *device);
 int verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
 		  const struct disk **disk);
+bool verity_unsigned_on_signed_disk(const struct planner *p, const struct disk *disk,
+				    const struct part *part, enum dps_role role);
 int verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data);
 int verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
 			struct mount_flags *flags, const char **spec, const struct part **part);

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -38,3 +40,17 @@ static inline int copy_str(char *dst, size_t size, const char *src)
 }
 
 #define COPY_STR(dst, src) copy_str((dst), sizeof(dst), (src))
+
+/* Formats one message into buf (cut to fit; nothing when buf is NULL): the "why" of a
+ * failure, written where it is decided. */
+static inline void __attribute__((format(printf, 3, 4)))
+set_why(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || size == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}

@@ -427,41 +427,47 @@ out:
 static int fall_back(struct boot *b, int err, struct execute_ctx *ctx,
 		     const struct plan_step *failed_step, bool no_init)
 {
+	/* too big for the stack; the next plan, made before anything is taken back */
+	static struct plan next;
+	struct machine machine = b->machine;
 	const char *role = NULL;
 	const struct part *part = failed_step || no_init
 					  ? fallback_culprit(&b->plan, failed_step, &role)
 					  : NULL;
-	char label[FALLBACK_LABEL];
-	unsigned number;
-	int r;
+	const struct part *instead;
+	int r = err;
 
 	if (!part)
-		return err;
+		goto out;
 	if (!b->opts.fallback) {
 		log_info("earlymount.fallback=no: not trying an older %s version", role);
-		return err;
+		goto out;
 	}
 	if (fallback_add(&b->fallback, part, role, b->why) < 0)
-		return err;
-	number = part->number;
-	COPY_STR(label, part->label);
+		goto out;
+	/* the machine ID was read from the root that failed: the next one has its own */
+	machine.has_machine_id = false;
+	if (plan_build(&(struct plan_input){ &b->opts, &b->devices.disks, &machine,
+					     b->fallback.failed, b->fallback.n },
+		       &next) < 0) {
+		log_info("no older %s version to fall back to: %s", role, next.error);
+		b->fallback.n--;
+		goto out;
+	}
+	instead = streq(role, "root") ? next.root : next.usr;
+	log_warn("%s partition %u (label '%s') failed: %s; falling back to partition %u (label "
+		 "'%s')", role, part->number, part->label, b->why, instead ? instead->number : 0,
+		 instead ? instead->label : "");
 	execute_undo(b->plan.steps, 0, failed_step ? (size_t)(failed_step - b->plan.steps)
 						   : b->plan.n_steps, ctx);
-	r = plan_build(&(struct plan_input){ &b->opts, &b->devices.disks, &b->machine,
-					     b->fallback.failed, b->fallback.n },
-		       &b->plan);
-	if (r < 0) {
-		log_info("no older %s version to fall back to: %s", role, b->plan.error);
-		return err;
-	}
-	part = streq(role, "root") ? b->plan.root : b->plan.usr;
-	log_warn("%s partition %u (label '%s') failed: %s; falling back to partition %u (label "
-		 "'%s')", role, number, label, b->why, part ? part->number : 0,
-		 part ? part->label : "");
+	b->plan = next;
+	b->machine = machine;
 	for (size_t i = 0; i < b->plan.n_notes && !b->plan.wants_machine_id; i++)
 		log_info("%s", b->plan.notes[i]);
 	b->why[0] = '\0';
-	return 0;
+	r = 0;
+out:
+	return r;
 }
 
 /* A root without an init fails here, while an older version can still be tried; the

@@ -399,14 +399,18 @@ static int set_verity(struct options *o, const char *value, const char **why)
 	return set_bool(value, &o->verity, why);
 }
 
+/* A malformed hash or device is kept, and refused by the planner: a boot that asked for
+ * verification must not go on without it, as it would if the key were left out. */
 static int set_hash(struct options *o, const char *value, const char **field, const char **why)
 {
-	if (value[0] && verity_hash_check(value) < 0) {
+	int r = store_or_reset(o, value, field);
+
+	if (r == 0 && value[0] && verity_hash_check(value) < 0) {
 		*why = "not a root hash: 64 to 128 hex digits (sha256 gives 64), as veritysetup "
 		       "format or systemd-repart print it";
-		return -EINVAL;
+		r = -EINVAL;
 	}
-	return store_or_reset(o, value, field);
+	return r;
 }
 
 static int set_roothash(struct options *o, const char *value, const char **why)
@@ -422,12 +426,14 @@ static int set_usrhash(struct options *o, const char *value, const char **why)
 static int set_verity_device(struct options *o, const char *value, const char **field,
 			     const char **why)
 {
-	if (value[0] && !is_device_spec(value)) {
+	int r = store_or_reset(o, value, field);
+
+	if (r == 0 && value[0] && !is_device_spec(value)) {
 		*why = "not a device; give a path such as /dev/vda2, or a UUID=, PARTUUID=, LABEL= "
 		       "or PARTLABEL= tag";
-		return -EINVAL;
+		r = -EINVAL;
 	}
-	return store_or_reset(o, value, field);
+	return r;
 }
 
 static int set_verity_root_data(struct options *o, const char *value, const char **why)

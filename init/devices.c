@@ -381,6 +381,11 @@ static void drain_uevents(struct devices *d, struct batch *b)
 			b->disks_changed = true;
 		}
 	}
+	if (b->lost) {
+		log_warn("uevents were lost (receive buffer full); scanning sysfs again");
+		modules_coldplug(d->modules);
+		b->pending_overflow = true;
+	}
 	if (b->pending_overflow) {
 		scan_block_devices(d);
 		b->disks_changed = true;
@@ -447,12 +452,6 @@ int devices_wait(struct devices *d, int timeout_ms,
 			goto out;
 		}
 		drain_uevents(d, &b);
-		if (b.lost) {
-			log_warn("uevents were lost (receive buffer full); scanning sysfs again");
-			modules_coldplug(d->modules);
-			scan_block_devices(d);
-			b.disks_changed = true;
-		}
 		modules_reap(d->modules, false);
 		now_settled = settled(d);
 		if (now_settled && !was_settled) {

@@ -141,7 +141,8 @@ int dm_remove(const char *name)
 
 	if (fd >= 0)
 		close(fd);
-	if (snprintf(link, sizeof(link), DM_MAPPER_DIR "/%s", name) < (int)sizeof(link))
+	/* a device still there keeps its link */
+	if (r == 0 && snprintf(link, sizeof(link), DM_MAPPER_DIR "/%s", name) < (int)sizeof(link))
 		unlink(link);
 	return r;
 }

@@ -219,10 +219,18 @@ out:
 	return r;
 }
 
+/* "root" of /dev/mapper/root: the plan names device-mapper devices by their link. */
+static const char *mapper_name(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+
+	return slash ? slash + 1 : target;
+}
+
 static int op_verity(const struct plan_step *s, struct execute_ctx *ctx)
 {
 	char data[PATH_MAX], hash[PATH_MAX], sig[PATH_MAX];
-	const char *name = strrchr(s->target, '/') + 1;
+	const char *name = mapper_name(s->target);
 	const char *failed = s->source;
 	int r = resolve_device(s->source, s->part, ctx->disks, data, sizeof(data), NULL);
 
@@ -710,7 +718,7 @@ static void undo_step(const struct plan_step *s, struct execute_ctx *ctx)
 			r = -errno;
 		break;
 	case OP_VERITY:
-		r = dm_remove(strrchr(s->target, '/') + 1);
+		r = dm_remove(mapper_name(s->target));
 		break;
 	default:
 		break;

@@ -8,10 +8,22 @@
 #include "fallback.h"
 #include "util.h"
 
+/* The partition behind a step: its own, or for a mount of a verity device the data
+ * partition under it (the mount names only /dev/mapper/NAME). */
+static const struct part *step_partition(const struct plan *plan, const struct plan_step *s)
+{
+	const struct part *part = s->part;
+
+	for (size_t i = 0; !part && s->op == OP_MOUNT && i < plan->n_steps; i++)
+		if (plan->steps[i].op == OP_VERITY && streq(plan->steps[i].target, s->source))
+			part = plan->steps[i].part;
+	return part;
+}
+
 static bool plan_mounts(const struct plan *plan, const struct part *part)
 {
 	for (size_t i = 0; i < plan->n_steps; i++)
-		if (plan->steps[i].op == OP_MOUNT && plan->steps[i].part == part)
+		if (plan->steps[i].op == OP_MOUNT && step_partition(plan, &plan->steps[i]) == part)
 			return true;
 	return false;
 }
@@ -22,7 +34,7 @@ const struct part *fallback_culprit(const struct plan *plan, const struct plan_s
 	const struct part *part = NULL;
 
 	if (failed_step)
-		part = failed_step->part;
+		part = step_partition(plan, failed_step);
 	else if (plan->root && plan_mounts(plan, plan->root))
 		part = plan->root;
 	else

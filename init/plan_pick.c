@@ -28,8 +28,8 @@ static const char *failure_of(const struct planner *p, const struct part *part)
 
 /* A partition mount.usr= names is the /usr, never also the discovered root; one that failed
  * at this boot gives way to the next newest. */
-static const char *pick_skip_reason(const struct planner *p, const struct part *part,
-				    enum dps_role role)
+static const char *pick_skip_reason(const struct planner *p, const struct disk *disk,
+				    const struct part *part, enum dps_role role)
 {
 	const char *why = auto_skip_reason(part, role);
 
@@ -37,6 +37,8 @@ static const char *pick_skip_reason(const struct planner *p, const struct part *
 		why = "it is named by mount.usr=";
 	if (!why && failure_of(p, part))
 		why = "it failed at this boot";
+	if (!why && verity_unsigned_on_signed_disk(p, disk, part, role))
+		why = "the disk signs its versions and this one has no signature";
 	return why;
 }
 
@@ -54,7 +56,7 @@ const struct part *pick_versioned(struct planner *p, const struct disk *disk,
 
 		if (!part_is(part, role, arch))
 			continue;
-		why = pick_skip_reason(p, part, role);
+		why = pick_skip_reason(p, disk, part, role);
 		if (why) {
 			if (noting)
 				note_passed_over(p, part, role, why);
@@ -67,7 +69,7 @@ const struct part *pick_versioned(struct planner *p, const struct disk *disk,
 		const struct part *part = &disk->parts[i];
 		char why[PLAN_TEXT];
 
-		if (part == best || !part_is(part, role, arch) || pick_skip_reason(p, part, role))
+		if (part == best || !part_is(part, role, arch) || pick_skip_reason(p, disk, part, role))
 			continue;
 		if (strverscmp(part->label, best->label) == 0)
 			snprintf(why, sizeof(why), "partition %u has the same version and a lower number",

@@ -72,7 +72,14 @@ int verity_resolve_options(struct planner *p)
 		p->root_verity.spec = p->usr_verity.spec = NULL;
 		p->root_verity.root_hash = p->usr_verity.root_hash = NULL;
 	}
-	if (p->root_verity.spec && o->root_kind == ROOT_TMPFS)
+	for (int i = 0; i < 2 && r == 0; i++) {
+		const struct verity_pick *v = i ? &p->usr_verity : &p->root_verity;
+
+		if (v->spec && verity_hash_check(v->spec->hash) < 0)
+			r = fail(p, -EINVAL, "%s%.40s is not a root hash (64 to 128 hex digits): "
+				 "refusing to boot %s unverified", v->hash_key, v->spec->hash, v->name);
+	}
+	if (r == 0 && p->root_verity.spec && o->root_kind == ROOT_TMPFS)
 		r = fail(p, -EINVAL, "roothash= and root=tmpfs: a tmpfs root has nothing to verify");
 	if (r == 0)
 		r = check_device_key(p, &p->root_verity, "root=",
@@ -285,29 +292,44 @@ void note_verity(struct planner *p)
 	}
 }
 
-/* A signature partition of the data partition's kind whose root hash names it. */
-static const struct part *find_signature(const struct planner *p, const struct verity_pick *v,
+static enum dps_role signature_role(enum dps_role data_role)
+{
+	return data_role == DPS_ROOT ? DPS_ROOT_VERITY_SIG : DPS_USR_VERITY_SIG;
+}
+
+/* A signature partition of disk for data_role whose root hash names data (any, when data
+ * is NULL). */
+static const struct part *find_signature(const struct disk *disk, enum dps_role data_role,
 					 const struct part *data)
 {
-	enum dps_role sig_role = v->data_role == DPS_ROOT ? DPS_ROOT_VERITY_SIG : DPS_USR_VERITY_SIG;
 	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN];
 
-	for (size_t i = 0; i < p->disk->n_parts; i++) {
-		const struct part *sig = &p->disk->parts[i];
+	for (size_t i = 0; i < disk->n_parts; i++) {
+		const struct part *sig = &disk->parts[i];
 
-		if (part_role(sig) == sig_role && sig->verity_sig_hash[0] &&
+		if (part_role(sig) == signature_role(data_role) && sig->verity_sig_hash[0] &&
 		    verity_hash_partuuids(sig->verity_sig_hash, data_uuid, hash_uuid) == 0 &&
-		    uuid_str_equal(data_uuid, data->partuuid))
+		    (!data || uuid_str_equal(data_uuid, data->partuuid)))
 			return sig;
 	}
 	return NULL;
+}
+
+/* A disk that signs its root (or /usr) versions has every version signed: one without a
+ * signature is what anyone who can write to the disk could add, or what a fallback from a
+ * version that failed its check must not land on. */
+bool verity_unsigned_on_signed_disk(const struct planner *p, const struct disk *disk,
+				    const struct part *part, enum dps_role role)
+{
+	return p->opts->verity && (role == DPS_ROOT || role == DPS_USR) &&
+	       find_signature(disk, role, NULL) && !find_signature(disk, role, part);
 }
 
 /* A discovered root or /usr whose hash is signed on the disk is verified with it; where a
  * signature partition of its kind cannot be read, it may be this one's: no guess is made. */
 int verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data)
 {
-	enum dps_role sig_role = v->data_role == DPS_ROOT ? DPS_ROOT_VERITY_SIG : DPS_USR_VERITY_SIG;
+	enum dps_role sig_role = signature_role(v->data_role);
 	const struct part *sig;
 	const struct part *part;
 	const struct disk *disk;
@@ -315,7 +337,7 @@ int verity_from_signature(struct planner *p, struct verity_pick *v, const struct
 
 	if (!p->opts->verity || v->root_hash || !data || !p->disk)
 		goto out;
-	sig = find_signature(p, v, data);
+	sig = find_signature(p->disk, v->data_role, data);
 	for (size_t i = 0; !sig && i < p->disk->n_parts && r == 0; i++) {
 		const struct part *bad = &p->disk->parts[i];
 

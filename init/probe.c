@@ -80,8 +80,6 @@ out:
 		blkid_free_probe(pr);
 }
 
-/* Converts libblkid's sectors to bytes; false when the partition does not lie inside the
- * device (hostile or truncated tables), which the kernel would not expose either. */
 static bool is_signature_partition(const struct part *part)
 {
 	const struct dps_type *type = dps_type_from_uuid(part->type);
@@ -107,6 +105,8 @@ static void read_signature_partition(int fd, struct part *part)
 	free(json);
 }
 
+/* Converts libblkid's sectors to bytes; false when the partition does not lie inside the
+ * device (hostile or truncated tables), which the kernel would not expose either. */
 static bool part_range(blkid_partition par, uint64_t disk_size, uint64_t *start, uint64_t *size)
 {
 	blkid_loff_t s = blkid_partition_get_start(par);

@@ -3,7 +3,6 @@
  * veritysetup format and systemd-repart both write it. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,20 +40,6 @@ static const struct verity_flag_name {
 
 #define CORRUPTION_MODES \
 	(VERITY_IGNORE_CORRUPTION | VERITY_RESTART_ON_CORRUPTION | VERITY_PANIC_ON_CORRUPTION)
-
-static void why_printf(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void why_printf(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || size == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t le_read(const uint8_t *p, unsigned bytes)
 {
@@ -109,7 +94,7 @@ int verity_sb_parse(const uint8_t *buf, size_t len, uint64_t hash_offset,
 
 	memset(g, 0, sizeof(*g));
 	if (len < VERITY_SB_SIZE || memcmp(buf, SB_SIGNATURE, 8) != 0) {
-		why_printf(why, why_size, "no verity superblock (it starts with \"verity\")");
+		set_why(why, why_size, "no verity superblock (it starts with \"verity\")");
 		goto out;
 	}
 	version = le_read(buf + SB_OFF_VERSION, 4);
@@ -119,24 +104,24 @@ int verity_sb_parse(const uint8_t *buf, size_t len, uint64_t hash_offset,
 	g->data_blocks = le_read(buf + SB_OFF_DATA_BLOCKS, 8);
 	salt_size = le_read(buf + SB_OFF_SALT_SIZE, 2);
 	if (version != SB_VERSION) {
-		why_printf(why, why_size, "verity superblock version %" PRIu64 ", not %d", version,
+		set_why(why, why_size, "verity superblock version %" PRIu64 ", not %d", version,
 			   SB_VERSION);
 	} else if (g->hash_type > 1) {
-		why_printf(why, why_size, "unknown verity hash type %u", g->hash_type);
+		set_why(why, why_size, "unknown verity hash type %u", g->hash_type);
 	} else if (!algorithm_valid(buf + SB_OFF_ALGORITHM, g->algorithm)) {
-		why_printf(why, why_size, "the verity superblock names no valid hash algorithm");
+		set_why(why, why_size, "the verity superblock names no valid hash algorithm");
 	} else if (!block_size_valid(g->data_block_size) || !block_size_valid(g->hash_block_size)) {
-		why_printf(why, why_size, "verity block sizes %" PRIu32 "/%" PRIu32 " (data/hash): "
+		set_why(why, why_size, "verity block sizes %" PRIu32 "/%" PRIu32 " (data/hash): "
 			   "each must be a power of two from %d to %d", g->data_block_size,
 			   g->hash_block_size, BLOCK_SIZE_MIN, BLOCK_SIZE_MAX);
 	} else if (g->data_blocks == 0 || g->data_blocks > UINT64_MAX / g->data_block_size) {
-		why_printf(why, why_size, "verity data area of %" PRIu64 " blocks of %" PRIu32
+		set_why(why, why_size, "verity data area of %" PRIu64 " blocks of %" PRIu32
 			   " bytes", g->data_blocks, g->data_block_size);
 	} else if (salt_size > VERITY_SALT_MAX) {
-		why_printf(why, why_size, "verity salt of %" PRIu64 " bytes (at most %d)", salt_size,
+		set_why(why, why_size, "verity salt of %" PRIu64 " bytes (at most %d)", salt_size,
 			   VERITY_SALT_MAX);
 	} else if (hash_offset > UINT64_MAX - VERITY_SB_SIZE - g->hash_block_size) {
-		why_printf(why, why_size, "verity superblock offset %" PRIu64 " too large",
+		set_why(why, why_size, "verity superblock offset %" PRIu64 " too large",
 			   hash_offset);
 	} else {
 		r = 0;
@@ -246,7 +231,7 @@ int verity_options_parse(const char *text, struct verity_options *o, char *why, 
 		const struct verity_flag_name *f = flag_by_option(w, len);
 
 		if (f && (f->flag & CORRUPTION_MODES) && (o->flags & CORRUPTION_MODES & ~f->flag)) {
-			why_printf(why, why_size, "verity options name two corruption modes: %.*s "
+			set_why(why, why_size, "verity options name two corruption modes: %.*s "
 				   "and an earlier one", (int)len, w);
 			r = -EINVAL;
 		} else if (f) {
@@ -256,7 +241,7 @@ int verity_options_parse(const char *text, struct verity_options *o, char *why, 
 			r = parse_offset(w + sizeof(offset_key) - 1, len - (sizeof(offset_key) - 1),
 					 &o->hash_offset);
 			if (r < 0)
-				why_printf(why, why_size, "verity option %.*s: a byte count expected",
+				set_why(why, why_size, "verity option %.*s: a byte count expected",
 					   (int)len, w);
 		} else if (len) {
 			unknown_add(o, w, len);

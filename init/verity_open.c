@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <linux/fs.h>
 #include <linux/keyctl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -16,23 +15,12 @@
 #include <unistd.h>
 
 #include "dm.h"
+#include "util.h"
 #include "verity.h"
 #include "verity_open.h"
 #include "verity_sig.h"
 
 #define SECTOR 512
-
-static void why_set(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
 
 /* The device's number as the table names it, and its size. */
 static int device_facts(const char *path, char number[32], uint64_t *bytes)
@@ -98,15 +86,15 @@ static long signature_key(const struct verity_request *req, const char *desc, ch
 	long key;
 
 	if (n < 0) {
-		why_set(why, why_size, "unable to read the signature partition %s: %s", req->sig_dev,
-			strerror(errno));
 		key = -errno;
+		set_why(why, why_size, "unable to read the signature partition %s: %s", req->sig_dev,
+			strerror((int)-key));
 	} else if (verity_sig_parse(json, (size_t)n, &sig, reason, sizeof(reason)) < 0) {
-		why_set(why, why_size, "the signature partition %s is unusable: %s", req->sig_dev,
+		set_why(why, why_size, "the signature partition %s is unusable: %s", req->sig_dev,
 			reason);
 		key = -EINVAL;
 	} else if (strcasecmp(sig.root_hash, req->root_hash) != 0) {
-		why_set(why, why_size, "the signature partition %s changed since it was read: it "
+		set_why(why, why_size, "the signature partition %s changed since it was read: it "
 			"now signs %.16s…", req->sig_dev, sig.root_hash);
 		key = -ESTALE;
 	} else {
@@ -114,9 +102,9 @@ static long signature_key(const struct verity_request *req, const char *desc, ch
 			      KEY_SPEC_THREAD_KEYRING);
 		if (key < 0) {
 			key = -errno;
-			why_set(why, why_size, "unable to hand the signature on %s to the kernel: %s "
+			set_why(why, why_size, "unable to hand the signature on %s to the kernel: %s "
 				"(a kernel without keyrings cannot check it)", req->sig_dev,
-				strerror(errno));
+				strerror((int)-key));
 		}
 	}
 	if (fd >= 0)
@@ -152,20 +140,23 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 	char data_no[32], hash_no[32], table[VERITY_TABLE_MAX], uuid[160], reason[256];
 	uint64_t data_bytes = 0, hash_bytes = 0;
 	char key_desc[64];
+	const char *failed;
 	long key = 0;
 	dev_t dev;
 	int r = verity_options_parse(req->options, &o, reason, sizeof(reason));
 
 	if (r < 0) {
-		why_set(why, why_size, "%s", reason);
+		set_why(why, why_size, "%s", reason);
 		goto out;
 	}
+	failed = req->data_dev;
 	r = device_facts(req->data_dev, data_no, &data_bytes);
-	if (r == 0)
+	if (r == 0) {
+		failed = req->hash_dev;
 		r = device_facts(req->hash_dev, hash_no, &hash_bytes);
+	}
 	if (r < 0) {
-		why_set(why, why_size, "unable to open %s or %s for dm-verity: %s", req->data_dev,
-			req->hash_dev, strerror(-r));
+		set_why(why, why_size, "unable to open %s for dm-verity: %s", failed, strerror(-r));
 		goto out;
 	}
 	r = read_superblock(req->hash_dev, o.hash_offset, sb);
@@ -174,13 +165,14 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 	else
 		snprintf(reason, sizeof(reason), "%s", strerror(-r));
 	if (r < 0) {
-		why_set(why, why_size, "the hash partition %s is unusable: %s — was it made by "
+		set_why(why, why_size, "the hash partition %s is unusable: %s — was it made by "
 			"veritysetup format or systemd-repart (Verity=hash)?", req->hash_dev, reason);
 		goto out;
 	}
-	if (verity_data_bytes(&g) > data_bytes || verity_data_bytes(&g) % SECTOR) {
+	/* block sizes are powers of two from 512 bytes: the area is whole sectors */
+	if (verity_data_bytes(&g) > data_bytes) {
 		r = -EINVAL;
-		why_set(why, why_size, "the verity superblock on %s covers %" PRIu64 " bytes, but "
+		set_why(why, why_size, "the verity superblock on %s covers %" PRIu64 " bytes, but "
 			"the data partition %s has %" PRIu64 ": the two do not belong together",
 			req->hash_dev, verity_data_bytes(&g), req->data_dev, data_bytes);
 		goto out;
@@ -196,7 +188,7 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 	r = verity_table(&g, data_no, hash_no, req->root_hash, &o, req->sig_dev ? key_desc : NULL,
 			 table, sizeof(table));
 	if (r < 0) {
-		why_set(why, why_size, "the verity table for %s is too long", req->name);
+		set_why(why, why_size, "the verity table for %s is too long", req->name);
 		goto out;
 	}
 	verity_dm_uuid(&g, req->name, uuid, sizeof(uuid));
@@ -204,7 +196,7 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 		      &(struct dm_target){ "verity", verity_data_bytes(&g) / SECTOR, table }, true,
 		      &dev);
 	if (r < 0)
-		why_set(why, why_size, "unable to set up dm-verity " DM_MAPPER_DIR "/%s over %s "
+		set_why(why, why_size, "unable to set up dm-verity " DM_MAPPER_DIR "/%s over %s "
 			"and %s: %s%s", req->name, req->data_dev, req->hash_dev, strerror(-r),
 			create_hint(-r));
 out:

@@ -1,7 +1,6 @@
 /* A strict reader for the one flat JSON object of a signature partition (RFC 8259): the two
  * fields it needs are taken, any other value is skipped, and nothing is allocated. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +52,7 @@ static int hex_digit(char c)
 }
 
 /* One escape after the backslash; the character it stands for, '?' for one past ASCII (no
- * field read here holds any), or -1. */
+ * field read here holds any), or -1 (\u0000 included). */
 static int escape(struct reader *r)
 {
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
@@ -77,6 +76,9 @@ static int escape(struct reader *r)
 		v = v << 4 | d;
 	}
 	r->pos += 5;
+	/* a NUL would cut a name or value short of what the JSON says */
+	if (v == 0)
+		return -1;
 	return v < 0x80 ? v : '?';
 }
 
@@ -200,20 +202,6 @@ static bool base64_decode(const char *in, size_t n, uint8_t *out, size_t size, s
 	return true;
 }
 
-static void why_printf(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void why_printf(char *why, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-}
-
 /* The two fields the specification gives a meaning to; the rest is skipped. */
 static bool member(struct reader *r, struct verity_sig *sig, bool *seen_hash, bool *seen_sig,
 		   char *b64, size_t b64_size)
@@ -271,7 +259,7 @@ int verity_sig_parse(const char *buf, size_t len, struct verity_sig *sig, char *
 		ok = fail_at(&r, "no signature");
 	if (ok)
 		return 0;
-	why_printf(why, why_size, "%s (at byte %zu)", r.error, r.pos);
+	set_why(why, why_size, "%s (at byte %zu)", r.error, r.pos);
 	memset(sig, 0, sizeof(*sig));
 	return -EINVAL;
 }

@@ -103,6 +103,32 @@ static void test_other_steps_blame_nothing(void **state)
 	(void)state;
 }
 
+/* A signed root: its mount names /dev/mapper/root, the data partition is behind it. */
+static void test_verity_root_is_blamed_through_its_device(void **state)
+{
+	struct fixture *f = ab_fixture();
+	size_t d = 0;
+	struct part *sig;
+	const char *role = NULL;
+
+	fx_part(f, d, 5, T_ROOT_VERITY_X86_64, "abcdef00-1234-4000-8000-0000000000c7", "v", 0, "");
+	sig = fx_part(f, d, 6, "41092b05-9fc8-4523-994f-2def0408b176", NULL, "sig", 0, "");
+	strcpy(sig->verity_sig_hash, "00000001000040008000000000000002abcdef001234400080000000000000c7");
+	assert_int_equal(fx_plan(f), 0);
+	assert_int_equal(f->plan.steps[0].op, OP_VERITY);
+	assert_int_equal(f->plan.steps[1].op, OP_MOUNT);
+	assert_null(f->plan.steps[1].part);
+	/* the mount of /dev/mapper/root failed: the root's partition 2 is to blame */
+	assert_ptr_equal(fallback_culprit(&f->plan, &f->plan.steps[1], &role), f->plan.root);
+	assert_int_equal(f->plan.root->number, 2);
+	assert_string_equal(role, "root");
+	/* and for a missing init too, not the discovered /usr */
+	assert_ptr_equal(fallback_culprit(&f->plan, NULL, &role), f->plan.root);
+	assert_string_equal(role, "root");
+	fx_free(f);
+	(void)state;
+}
+
 static void test_record(void **state)
 {
 	struct fixture *f = ab_fixture();
@@ -135,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_no_init_blames_the_mounted_root_else_usr),
 		cmocka_unit_test(test_named_root_is_not_second_guessed),
 		cmocka_unit_test(test_other_steps_blame_nothing),
+		cmocka_unit_test(test_verity_root_is_blamed_through_its_device),
 		cmocka_unit_test(test_record),
 	};
 

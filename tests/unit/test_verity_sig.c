@@ -71,6 +71,7 @@ static void test_refusals(void **state)
 		{ "{\"rootHash\":\"" HASH, "not terminated" },
 		{ "{\"a\":\"\\x\"}", "malformed escape" },
 		{ "{\"a\":\"\\u12\"}", "malformed escape" },
+		{ "{\"rootHash\\u0000x\":\"" HASH "\",\"signature\":\"YWJj\"}", "malformed escape" },
 		{ "{\"a\":\"\x01\"}", "control character" },
 		{ "{\"a\" 1}", "':' expected" },
 		{ "{\"a\":}", "a value expected" },
