@@ -26,7 +26,6 @@ struct verity_pick {
 	const struct verity_spec *spec; /* the command line's, when it gave the hash */
 	const char *root_hash;          /* NULL: not verified */
 	const struct part *sig;         /* the signature partition the hash came from, or NULL */
-	const struct disk *sig_disk;
 	const char *name;               /* "root", "usr": the device-mapper name */
 	const char *hash_key;           /* "roothash=", "usrhash=" */
 	enum dps_role data_role, hash_role;

@@ -128,6 +128,21 @@ out:
 	return r;
 }
 
+/* Why root or /usr is mounted from where it is: named by key, or discovered (through its
+ * verity device when verified). */
+static void mount_reason(struct plan_step *step, const char *role, const char *key,
+			 const char *named, const struct part *part, const struct disk *disk,
+			 bool verified)
+{
+	if (named)
+		step_reason(step, "%s%s (partition %u of %s)", key, named, part->number, disk->path);
+	else if (verified)
+		step_reason(step, "%s: the verity device over discovered partition %u of %s", role,
+			    part->number, disk->path);
+	else
+		step_reason(step, "%s: discovered partition %u of %s", role, part->number, disk->path);
+}
+
 int add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro)
 {
 	const struct options *opts = p->opts;
@@ -163,15 +178,8 @@ int add_root_mount(struct planner *p, const char *target, bool force_ro, const c
 	r = add_part_mount(p, part, spec, target, fstype, &flags, &step);
 	if (r < 0)
 		goto out;
-	if (p->root_verity.root_hash && !p->root_explicit)
-		step_reason(step, "root: the verity device over discovered partition %u of %s",
-			    p->root->number, p->root_disk->path);
-	else if (p->root_explicit)
-		step_reason(step, "root=%s (partition %u of %s)", opts->root, p->root->number,
-			    p->root_disk->path);
-	else
-		step_reason(step, "root: discovered partition %u of %s", p->root->number,
-			    p->root_disk->path);
+	mount_reason(step, "root", "root=", p->root_explicit ? opts->root : NULL, p->root,
+		     p->root_disk, p->root_verity.root_hash != NULL);
 out:
 	return r;
 }
@@ -223,15 +231,8 @@ int add_usr_stage(struct planner *p)
 		r = add_part_mount(p, part, spec, ROOT_MOUNT_POINT "/usr", fstype, &flags, &step);
 	if (r < 0)
 		goto out;
-	if (p->usr_verity.root_hash && !p->usr_explicit)
-		step_reason(step, "usr: the verity device over discovered partition %u of %s",
-			    p->usr->number, p->usr_disk->path);
-	else if (p->usr_explicit)
-		step_reason(step, "mount.usr=%s (partition %u of %s)", opts->usr, p->usr->number,
-			    p->usr_disk->path);
-	else
-		step_reason(step, "usr: discovered partition %u of %s", p->usr->number,
-			    p->usr_disk->path);
+	mount_reason(step, "usr", "mount.usr=", p->usr_explicit ? opts->usr : NULL, p->usr,
+		     p->usr_disk, p->usr_verity.root_hash != NULL);
 out:
 	return r;
 }

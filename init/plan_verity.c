@@ -351,7 +351,6 @@ int verity_from_signature(struct planner *p, struct verity_pick *v, const struct
 		goto out;
 	v->root_hash = sig->verity_sig_hash;
 	v->sig = sig;
-	v->sig_disk = p->disk;
 	r = verity_choose(p, v, &part, &disk);
 out:
 	return r;

@@ -22,7 +22,7 @@
 
 #define SECTOR 512
 
-/* The device's number as the table names it, and its size. */
+/* The device's number as the table names it, and its size when bytes is given. */
 static int device_facts(const char *path, char number[32], uint64_t *bytes)
 {
 	struct stat st;
@@ -31,7 +31,7 @@ static int device_facts(const char *path, char number[32], uint64_t *bytes)
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || ioctl(fd, BLKGETSIZE64, bytes) < 0)
+	if (fstat(fd, &st) < 0 || (bytes && ioctl(fd, BLKGETSIZE64, bytes) < 0))
 		r = -errno;
 	else if (!S_ISBLK(st.st_mode))
 		r = -ENOTBLK;
@@ -138,7 +138,7 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 	struct verity_geometry g;
 	struct verity_options o;
 	char data_no[32], hash_no[32], table[VERITY_TABLE_MAX], uuid[160], reason[256];
-	uint64_t data_bytes = 0, hash_bytes = 0;
+	uint64_t data_bytes = 0;
 	char key_desc[64];
 	const char *failed;
 	long key = 0;
@@ -153,7 +153,7 @@ int verity_open(const struct verity_request *req, char *why, size_t why_size)
 	r = device_facts(req->data_dev, data_no, &data_bytes);
 	if (r == 0) {
 		failed = req->hash_dev;
-		r = device_facts(req->hash_dev, hash_no, &hash_bytes);
+		r = device_facts(req->hash_dev, hash_no, NULL);
 	}
 	if (r < 0) {
 		set_why(why, why_size, "unable to open %s for dm-verity: %s", failed, strerror(-r));
