@@ -1,0 +1,41 @@
+/* The contract between PID 1 and earlymount-luks, the static helper that unlocks LUKS devices
+ * with libcryptsetup. The helper is a separate binary so that the default earlymount stays
+ * small for the systems that need no encryption; `earlymount initramfs --luks` adds it.
+ *
+ *   earlymount-luks open DEVICE NAME [--readonly] [--discard] [--no-read-workqueue]
+ *                                    [--no-write-workqueue]
+ *       reads the key (a passphrase, or a key file's bytes) from stdin until EOF and opens
+ *       DEVICE as /dev/mapper/NAME
+ *   earlymount-luks test DEVICE
+ *       reads the key the same way and only checks that it opens a key slot
+ *
+ * The key is never printed. On failure the helper writes one line to stderr (what failed,
+ * libcryptsetup's reason when it gave one) and exits with one of these codes. It writes
+ * nothing to the LUKS header. */
+#pragma once
+
+/* Where `earlymount initramfs --luks` puts the helper in the image. */
+#define LUKS_HELPER_PATH "/usr/lib/earlymount/earlymount-luks"
+
+/* The longest key read from stdin: cryptsetup's own default limit for key files (8 MiB). */
+#define LUKS_KEY_MAX (8u * 1024 * 1024)
+
+enum luks_helper_exit {
+	LUKS_EXIT_OK = 0,
+	LUKS_EXIT_FAILED = 1,    /* anything else: no device-mapper, a kernel cipher missing, … */
+	LUKS_EXIT_USAGE = 2,     /* bad arguments, or a key longer than LUKS_KEY_MAX */
+	LUKS_EXIT_BAD_KEY = 3,   /* the key opens no key slot (libcryptsetup's -EPERM) */
+	LUKS_EXIT_NO_HEADER = 4, /* DEVICE holds no LUKS header libcryptsetup can read */
+	LUKS_EXIT_EXISTS = 5,    /* /dev/mapper/NAME is already there */
+};
+
+/* The kernel modules the helper's calls need, by module name, loaded by PID 1 before it runs
+ * the helper and put in the image by `earlymount initramfs --luks` when the kernel has them
+ * as modules. libcryptsetup's kernel crypto backend (AF_ALG) hashes and decrypts key slots in
+ * the kernel; the kernel asks modprobe for a missing algorithm, and the initramfs has none,
+ * so the algorithms LUKS2's defaults use (aes-xts-plain64, sha256, argon2id/pbkdf2 over
+ * hmac(sha256)) are named here. Missing ones are skipped: a kernel may build them in. */
+#define LUKS_MODULES                                                                       \
+	"dm_mod", "dm_crypt", "af_alg", "algif_hash", "algif_skcipher", "xts", "ecb", "cbc", \
+		"hmac", "sha256_generic", "aes_generic", "aesni_intel", "sha256_ssse3",   \
+		"aes_ce_blk", "aes_neon_bs", "aes_neon_blk", "sha2_ce", "sha256_arm64"
