@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "uuid.h"
+
 /* The longest command line taken, terminator included: lines of up to CMDLINE_MAX - 1 bytes
  * are read whole, a longer one is refused whole (-E2BIG) and none of it applied. The kernel's
  * own bound, COMMAND_LINE_SIZE with its terminator, is in Linux 6.1 2048 on x86-64, x86, arm64
@@ -37,6 +39,27 @@ struct verity_spec {
 	const char *options;     /* systemd-veritysetup's options */
 };
 
+#define LUKS_MAX_VOLUMES 8
+
+/* A LUKS volume systemd's cryptsetup generator is told about by its header's UUID. */
+struct luks_volume {
+	char uuid[UUID_STR_LEN]; /* lower case */
+	const char *name;        /* rd.luks.name=UUID=NAME; NULL: "luks-UUID" */
+	const char *options;     /* rd.luks.options=UUID=...; NULL: the global ones */
+	const char *key;         /* rd.luks.key=UUID=PATH[:DEVICE]; NULL: the global one */
+	bool listed;             /* named by rd.luks.uuid= or rd.luks.name=: unlocked at boot even
+				  * when nothing is mounted from it */
+};
+
+/* rd.luks.* and luks.* (both count in the initrd; a later key wins). */
+struct luks_cmdline {
+	bool enabled;            /* rd.luks= / luks=, default true */
+	const char *options;     /* rd.luks.options= without a UUID: for every volume */
+	const char *key;         /* rd.luks.key= without a UUID: for every volume */
+	struct luks_volume volumes[LUKS_MAX_VOLUMES];
+	size_t n_volumes;
+};
+
 /* Every string points into storage owned by the struct; NULL when the key was absent. */
 struct options {
 	enum root_kind root_kind;
@@ -55,6 +78,7 @@ struct options {
 				  * newest fails, default true */
 	struct verity_spec verity_root;
 	struct verity_spec verity_usr;
+	struct luks_cmdline luks;
 	enum volatile_mode volatile_mode;
 	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
 	const char *init;        /* init= */
@@ -85,6 +109,11 @@ int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_
 
 /* Resets opts to the defaults of an empty command line. */
 void options_init(struct options *opts);
+
+/* systemd's time spans in the units a boot timeout needs: "90", "90s", "1min30s",
+ * "1 min 30 s", "500ms" (rounded up to whole seconds), and "infinity", which is 0. 0, -EINVAL,
+ * or -ERANGE for a span longer than INT_MAX seconds. */
+int cmdline_parse_time_span(const char *s, int *seconds);
 
 /* systemd's boolean words: 1/yes/y/true/t/on and 0/no/n/false/f/off. 1, 0 or -EINVAL. */
 int parse_boolean(const char *s);

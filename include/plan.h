@@ -35,6 +35,9 @@ enum plan_op {
 	OP_VERITY,  /* a dm-verity device target (/dev/mapper/NAME) over the data device source
 		     * and the hash device hash_source, checked against root_hash; options are
 		     * systemd-veritysetup's */
+	OP_UNLOCK,  /* the LUKS device source opened as target (/dev/mapper/NAME) with the key
+		     * file key_file (on key_device when set), else a passphrase asked for on the
+		     * consoles naming prompt; options are crypttab's words (luks.h) */
 	/* The file-hierarchy skeleton of a writable root. The planner cannot look into /usr, so
 	 * these are conditional: the executor checks at boot, never replaces what exists, and a
 	 * failure is a warning (the switch_root check judges whether init can still start). */
@@ -60,6 +63,14 @@ struct plan_step {
 	char sig_source[PLAN_PATH];   /* OP_VERITY: the signature partition, "" when the hash was
 				       * given on the command line */
 	const struct part *sig_part;
+	char key_file[PLAN_PATH];     /* OP_UNLOCK: "" asks for a passphrase */
+	char key_device[PLAN_PATH];   /* OP_UNLOCK: the device spec key_file is on, "" for the
+				       * initramfs */
+	char prompt[PLAN_TEXT];       /* OP_UNLOCK: what the passphrase prompt names */
+	/* OP_MOUNT, OP_SWAPON from an unlocked device: fstype is "" unless forced, and the
+	 * executor probes what the device holds; with norecovery_if_journalled (GPT bit 60),
+	 * a journalled filesystem gets norecovery, as a plain partition's would. */
+	bool norecovery_if_journalled;
 	bool optional;                /* a failure is a warning and the boot goes on without it */
 	char reason[PLAN_TEXT];       /* one line: why this step */
 };
@@ -124,6 +135,9 @@ struct plan {
 int plan_build(const struct plan_input *in, struct plan *plan);
 
 const char *plan_op_name(enum plan_op op);
+
+/* Whether fstype keeps a journal that "norecovery" skips replaying (ext4, xfs, btrfs). */
+bool fstype_journalled(const char *fstype);
 
 /* The fallback inits tried in order when init= is not given. */
 extern const char *const plan_default_inits[];

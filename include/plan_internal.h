@@ -56,6 +56,15 @@ struct planner {
 	bool root_rw;                  /* the disk root is mounted read-write */
 	struct verity_pick root_verity;
 	struct verity_pick usr_verity;
+	/* root= (mount.usr=) named /dev/mapper/NAME of an rd.luks.name= volume: its header */
+	char root_luks_spec[PLAN_PATH];
+	char usr_luks_spec[PLAN_PATH];
+};
+
+/* A partition unlocked for a mount: the device the mount then takes. */
+struct luks_mount {
+	bool unlocked;
+	char mapper[PLAN_PATH];
 };
 
 /* The options a mount step gets, before they are written out in their fixed order. */
@@ -92,7 +101,6 @@ bool part_read_only(const struct part *part, const struct disk *disk);
 const char *auto_skip_reason(const struct part *part, enum dps_role role);
 void note_passed_over(struct planner *p, const struct part *part, enum dps_role role,
 		      const char *why);
-bool is_journalled(const char *fstype);
 int check_fstype(struct planner *p, const struct part *part, const char *what,
 		 const char *forced, const char *forced_key, bool discovered,
 		 const char **fstype);
@@ -123,6 +131,23 @@ int verity_from_signature(struct planner *p, struct verity_pick *v, const struct
 int verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
 			struct mount_flags *flags, const char **spec, const struct part **part);
 void note_verity(struct planner *p);
+
+/* plan_luks.c: LUKS devices unlocked before they are mounted. */
+bool part_is_luks(const struct part *part);
+int luks_check_options(struct planner *p);
+bool luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
+		       size_t size);
+/* Root or /usr: unlocks part (named by spec, or discovered when spec is NULL) when it is
+ * LUKS, as /dev/mapper/NAME (rd.luks.name='s, else name); out->unlocked then says the mount
+ * takes out->mapper. */
+int luks_mount_source(struct planner *p, const struct part *part, const struct disk *disk,
+		      const char *spec, const char *role, const char *name, bool read_only,
+		      struct luks_mount *out);
+/* A discovered /var, /home, … or swap: the same, but rd.luks=no only leaves it out, with a
+ * note; *optional becomes true when the volume's options say nofail. */
+int luks_role_source(struct planner *p, const struct part *part, enum dps_role role,
+		     bool read_only, bool *optional, struct luks_mount *out);
+int add_listed_volumes(struct planner *p);
 
 /* plan_options.c: mount options. */
 bool flags_want_rw(const char *flags);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "disk.h"
 
@@ -22,3 +23,7 @@ int probe_disk(const char *path, struct disk *disk);
 /* probe_disk(), probing filesystems only where filter says (NULL: everywhere); the others
  * keep fstype, fsuuid and fslabel empty. */
 int probe_disk_filtered(const char *path, struct disk *disk, const struct probe_filter *filter);
+
+/* The filesystem (or swap, LUKS, …) on a whole device such as /dev/mapper/root, as libblkid
+ * names it, into fstype ("" when nothing or several things are recognised). 0 or -errno. */
+int probe_device_fstype(const char *path, char *fstype, size_t size);

@@ -21,6 +21,7 @@
 #include "fallback.h"
 #include "hooks.h"
 #include "log.h"
+#include "luks_open.h"
 #include "modules.h"
 #include "plan.h"
 #include "switchroot.h"
@@ -137,14 +138,16 @@ static int stage_rd_emergency(struct boot *b)
 	return 0;
 }
 
-/* Discovery needs the filesystems of the partitions it mounts only; root=, mount.usr= and
- * earlymount.disk= may name any partition, by its filesystem's UUID or label too. */
+/* Discovery needs the filesystems of the partitions it mounts only; root=, mount.usr=,
+ * earlymount.disk= and rd.luks.uuid= may name any partition, by its filesystem's (or LUKS
+ * header's) UUID or label too. */
 static bool wants_filesystem(const struct part *part, void *data)
 {
 	const struct options *o = data;
 	const struct dps_type *type = dps_type_from_uuid(part->type);
 
-	return o->root_kind == ROOT_DEVICE || o->usr || o->disk || (type && dps_role_mounted(type->role));
+	return o->root_kind == ROOT_DEVICE || o->usr || o->disk || o->luks.n_volumes ||
+	       (type && dps_role_mounted(type->role));
 }
 
 static int stage_modules(struct boot *b)
@@ -552,6 +555,13 @@ static int handoff(struct boot *b)
 	if (b->devices.settled_sec > 0 && b->plan_counted_sec >= b->devices.settled_sec)
 		timing_add(&b->timings, "settled", b->devices.settled_sec,
 			   (b->plan_counted_sec - b->devices.settled_sec) * 1e3);
+	/* people's time at the prompts, and the boot's from the last answer to the handoff */
+	if (luks_answered_at() > 0) {
+		timing_add(&b->timings, "passphrase", luks_answered_at(), luks_prompt_seconds() * 1e3);
+		timing_add(&b->timings, "after-passphrase", luks_answered_at(),
+			   (timing_now() - luks_answered_at()) * 1e3);
+	}
+	luks_forget();
 	devices_close(&b->devices);
 	modules_close(&b->modules);
 	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));
@@ -610,5 +620,6 @@ int boot_main(int argc, char **argv)
 		r = run_stage(b, &boot_stages[i]);
 	if (r == 0)
 		r = handoff(b);
+	luks_forget();
 	emergency_fail("%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
 }

@@ -36,7 +36,8 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	set_volatile, set_init, set_disk, set_machine_id, set_emergency, set_break, set_quiet,
 	set_debug, set_rootwait, set_timeout, set_rootdelay, set_verity, set_roothash, set_usrhash,
 	set_verity_root_data, set_verity_root_hash, set_verity_root_options, set_verity_usr_data,
-	set_verity_usr_hash, set_verity_usr_options, set_fallback;
+	set_verity_usr_hash, set_verity_usr_options, set_fallback, set_luks, set_luks_uuid,
+	set_luks_name, set_luks_options, set_luks_key;
 
 /* One table for the parser and for cmdline_known_keys[]. */
 #define CMDLINE_KEYS(KEY)                                                   \
@@ -61,6 +62,16 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	KEY("systemd.verity_usr_data",     FORM_VALUE, set_verity_usr_data,     LIST_NONE) \
 	KEY("systemd.verity_usr_hash",     FORM_VALUE, set_verity_usr_hash,     LIST_NONE) \
 	KEY("systemd.verity_usr_options",  FORM_VALUE, set_verity_usr_options,  LIST_NONE) \
+	KEY("rd.luks",             FORM_OPTIONAL, set_luks,       LIST_NONE)      \
+	KEY("luks",                FORM_OPTIONAL, set_luks,       LIST_NONE)      \
+	KEY("rd.luks.uuid",        FORM_VALUE,    set_luks_uuid,  LIST_NONE)      \
+	KEY("luks.uuid",           FORM_VALUE,    set_luks_uuid,  LIST_NONE)      \
+	KEY("rd.luks.name",        FORM_VALUE,    set_luks_name,  LIST_NONE)      \
+	KEY("luks.name",           FORM_VALUE,    set_luks_name,  LIST_NONE)      \
+	KEY("rd.luks.options",     FORM_VALUE,    set_luks_options, LIST_NONE)    \
+	KEY("luks.options",        FORM_VALUE,    set_luks_options, LIST_NONE)    \
+	KEY("rd.luks.key",         FORM_VALUE,    set_luks_key,   LIST_NONE)      \
+	KEY("luks.key",            FORM_VALUE,    set_luks_key,   LIST_NONE)      \
 	KEY("init",                FORM_VALUE,    set_init,       LIST_NONE)      \
 	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
 	KEY("earlymount.fallback", FORM_OPTIONAL, set_fallback,   LIST_NONE)      \
@@ -172,6 +183,7 @@ void options_init(struct options *opts)
 	opts->rw = -1;
 	opts->gpt_auto = true;
 	opts->verity = true;
+	opts->luks.enabled = true;
 	opts->fallback = true;
 	opts->volatile_mode = VOLATILE_NO;
 	opts->timeout_sec = -1;
@@ -466,6 +478,122 @@ static int set_verity_usr_options(struct options *o, const char *value, const ch
 	return store_or_reset(o, value, &o->verity_usr.options);
 }
 
+static int set_luks(struct options *o, const char *value, const char **why)
+{
+	return set_bool(value, &o->luks.enabled, why);
+}
+
+/* The volume of a LUKS header UUID ("luks-" prefix allowed, as systemd takes it), added when
+ * new. 0, -EINVAL (not a UUID) or -ENOSPC. */
+static int luks_volume(struct options *o, const char *uuid, size_t len, struct luks_volume **out)
+{
+	char text[UUID_STR_LEN + sizeof("luks-")];
+	uint8_t bytes[16];
+	char normal[UUID_STR_LEN];
+	struct luks_cmdline *l = &o->luks;
+	int r = -EINVAL;
+
+	if (len >= sizeof(text))
+		goto out;
+	memcpy(text, uuid, len);
+	text[len] = '\0';
+	uuid = startswith(text, "luks-") ? text + 5 : text;
+	if (uuid_parse(uuid, bytes) < 0 && id128_parse(uuid, bytes) < 0)
+		goto out;
+	uuid_format(bytes, normal);
+	for (size_t i = 0; i < l->n_volumes; i++)
+		if (streq(l->volumes[i].uuid, normal)) {
+			*out = &l->volumes[i];
+			r = 0;
+			goto out;
+		}
+	r = -ENOSPC;
+	if (l->n_volumes == LUKS_MAX_VOLUMES)
+		goto out;
+	*out = &l->volumes[l->n_volumes++];
+	memset(*out, 0, sizeof(**out));
+	COPY_STR((*out)->uuid, normal);
+	r = 0;
+out:
+	return r;
+}
+
+static const char *luks_volume_why(int r)
+{
+	return r == -ENOSPC ? "more LUKS volumes than earlymount keeps (8)"
+			    : "not a LUKS UUID (as cryptsetup luksUUID prints it)";
+}
+
+static int set_luks_uuid(struct options *o, const char *value, const char **why)
+{
+	struct luks_volume *v;
+	int r = luks_volume(o, value, strlen(value), &v);
+
+	if (r == 0)
+		v->listed = true;
+	else
+		*why = luks_volume_why(r);
+	return r < 0 ? -EINVAL : 0;
+}
+
+static int set_luks_name(struct options *o, const char *value, const char **why)
+{
+	const char *eq = strchr(value, '=');
+	struct luks_volume *v;
+	int r = eq ? luks_volume(o, value, (size_t)(eq - value), &v) : -EINVAL;
+
+	if (r < 0) {
+		*why = eq ? luks_volume_why(r) : "UUID=NAME expected";
+	} else if (!eq[1] || strchr(eq + 1, '/') || strlen(eq + 1) > 127) {
+		*why = "not a device-mapper name: 1 to 127 characters, no '/'";
+		r = -EINVAL;
+	} else {
+		r = store(o, eq + 1, &v->name);
+		v->listed = true;
+	}
+	return r;
+}
+
+/* rd.luks.options= and rd.luks.key= apply to one volume when they start with its UUID and
+ * '=', else to all. The part after the UUID in *rest. */
+static const char **luks_field(struct options *o, const char *value, bool key, const char **rest)
+{
+	const char *eq = strchr(value, '=');
+	struct luks_volume *v = NULL;
+
+	*rest = value;
+	if (eq && luks_volume(o, value, (size_t)(eq - value), &v) == 0) {
+		*rest = eq + 1;
+		return key ? &v->key : &v->options;
+	}
+	return key ? &o->luks.key : &o->luks.options;
+}
+
+static int set_luks_options(struct options *o, const char *value, const char **why)
+{
+	const char *rest;
+	const char **field = luks_field(o, value, false, &rest);
+
+	(void)why;
+	return store_or_reset(o, rest, field);
+}
+
+/* A malformed key spec is left out: the passphrase prompt still opens the volume. */
+static int set_luks_key(struct options *o, const char *value, const char **why)
+{
+	const char *rest;
+	const char **field = luks_field(o, value, true, &rest);
+	int r = 0;
+
+	if (rest[0] && rest[0] != '/') {
+		*why = "not a key file: an absolute path, with :DEVICE when it is on a device";
+		r = -EINVAL;
+	} else {
+		r = store_or_reset(o, rest, field);
+	}
+	return r;
+}
+
 static int set_volatile(struct options *o, const char *value, const char **why)
 {
 	int b = value ? parse_boolean(value) : 1;
@@ -592,9 +720,7 @@ static int parse_seconds(const char *s, int *out)
 	return r;
 }
 
-/* systemd's time spans in the units a boot timeout needs: "90", "90s", "1min30s",
- * "1 min 30 s", "500ms" (rounded up to whole seconds), and "infinity", which is 0. */
-static int parse_time_span(const char *s, int *out)
+int cmdline_parse_time_span(const char *s, int *out)
 {
 	uint64_t total_ms = 0, n;
 	bool any = false;
@@ -645,7 +771,7 @@ out:
 
 static int set_timeout(struct options *o, const char *value, const char **why)
 {
-	int r = parse_time_span(value, &o->timeout_sec);
+	int r = cmdline_parse_time_span(value, &o->timeout_sec);
 
 	if (r == -ERANGE)
 		*why = "too long; use infinity to wait forever";

@@ -15,7 +15,10 @@
 #include "dm.h"
 #include "execute.h"
 #include "log.h"
+#include "luks_helper.h"
+#include "luks_open.h"
 #include "mountopts.h"
+#include "probe.h"
 #include "util.h"
 #include "verity_open.h"
 
@@ -193,10 +196,23 @@ static const char *resolve_failure(int r)
 	return r == -ENOTUNIQ ? "several partitions match it, name one by PARTUUID=" : strerror(-r);
 }
 
+/* What an unlocked device holds is known only now: the plan could not look inside. */
+static void probe_unlocked(const char *dev, char *fstype, size_t size)
+{
+	int r = probe_device_fstype(dev, fstype, size);
+
+	if (r < 0)
+		log_warn("unable to probe %s: %s", dev, strerror(-r));
+	else if (fstype[0])
+		log_debug("%s holds %s", dev, fstype);
+}
+
 static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 {
 	const struct part *part = NULL;
 	char dev[PATH_MAX];
+	char probed[32] = "";
+	char options[PLAN_OPTIONS + sizeof(",norecovery")];
 	const char *fstype = s->fstype;
 	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), &part);
 
@@ -207,6 +223,10 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 	}
 	if (!fstype[0] && part)
 		fstype = part->fstype;
+	if (!fstype[0] && !part) {
+		probe_unlocked(dev, probed, sizeof(probed));
+		fstype = probed;
+	}
 	if (!fstype[0]) {
 		r = -EINVAL;
 		why_set(ctx,
@@ -214,7 +234,10 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 			 dev, s->target);
 		goto out;
 	}
-	r = mount_at(ctx, dev, s->target, fstype, s->options);
+	snprintf(options, sizeof(options), "%s%s%s", s->options,
+		 s->options[0] && s->norecovery_if_journalled && fstype_journalled(fstype) ? "," : "",
+		 s->norecovery_if_journalled && fstype_journalled(fstype) ? "norecovery" : "");
+	r = mount_at(ctx, dev, s->target, fstype, options);
 out:
 	return r;
 }
@@ -252,6 +275,34 @@ static int op_verity(const struct plan_step *s, struct execute_ctx *ctx)
 	r = verity_open(&(struct verity_request){ name, data, hash, s->root_hash, s->options,
 						  s->sig_source[0] ? sig : NULL },
 			ctx->why, sizeof(ctx->why));
+out:
+	return r;
+}
+
+static const char *const luks_modules[] = { LUKS_MODULES };
+
+static int op_unlock(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	static bool modules_loaded;
+	char dev[PATH_MAX];
+	char key_dev[PATH_MAX] = "";
+	int r = resolve_device(s->source, s->part, ctx->disks, dev, sizeof(dev), NULL);
+
+	if (r < 0) {
+		why_set(ctx, "unable to find %s to unlock as %s: %s", s->source, s->target,
+			 resolve_failure(r));
+		goto out;
+	}
+	/* a key device named by a tag is one of the disks found at boot, or none */
+	if (s->key_device[0] && resolve_device(s->key_device, NULL, ctx->disks, key_dev,
+					       sizeof(key_dev), NULL) < 0)
+		COPY_STR(key_dev, s->key_device);
+	for (size_t i = 0; !modules_loaded && ctx->load_module && i < ARRAY_SIZE(luks_modules); i++)
+		ctx->load_module(luks_modules[i], ctx->data);
+	modules_loaded = true;
+	r = luks_open(&(struct luks_request){ mapper_name(s->target), dev, s->options, s->key_file,
+					      key_dev, s->prompt, ctx->ensure_fs, ctx->data },
+		      ctx->why, sizeof(ctx->why));
 out:
 	return r;
 }
@@ -326,16 +377,31 @@ static int op_symlink(const struct plan_step *s, struct execute_ctx *ctx)
 	return r;
 }
 
-/* Swap only adds memory: a partition without a swap signature must not stop the boot. */
+/* Swap only adds memory: a partition without a swap signature must not stop the boot. An
+ * unlocked one is looked into first: a hibernation image there is never overwritten. */
 static int op_swapon(const struct plan_step *s, struct execute_ctx *ctx)
 {
+	const struct part *part = NULL;
 	char dev[PATH_MAX];
-	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), NULL);
+	char probed[32] = "";
+	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), &part);
 
+	if (r == 0 && !s->fstype[0] && !part) {
+		probe_unlocked(dev, probed, sizeof(probed));
+		if (!streq(probed, "swap")) {
+			r = -EINVAL;
+			why_set(ctx, "not enabling swap on %s: it holds %s", s->source,
+				 streq(probed, "swsuspend") ? "a hibernation image, which earlymount "
+				 "does not resume yet and must not overwrite"
+				 : probed[0] ? probed : "no swap signature");
+			goto out;
+		}
+	}
 	if (r == 0 && swapon(dev, 0) < 0)
 		r = -errno;
 	if (r < 0)
 		why_set(ctx, "unable to enable swap on %s: %s", s->source, strerror(-r));
+out:
 	return r;
 }
 
@@ -636,6 +702,7 @@ static const struct op_runner {
 	[OP_SWAPON] = { op_swapon },
 	[OP_UMOUNT] = { op_umount },
 	[OP_VERITY] = { op_verity },
+	[OP_UNLOCK] = { op_unlock },
 	[OP_POPULATE] = { op_populate },
 	[OP_SKEL_DIR] = { op_skel_dir },
 	[OP_SKEL_LINK] = { op_skel_link },
@@ -718,6 +785,7 @@ static void undo_step(const struct plan_step *s, struct execute_ctx *ctx)
 			r = -errno;
 		break;
 	case OP_VERITY:
+	case OP_UNLOCK:
 		r = dm_remove(mapper_name(s->target));
 		break;
 	default:

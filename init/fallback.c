@@ -8,14 +8,15 @@
 #include "fallback.h"
 #include "util.h"
 
-/* The partition behind a step: its own, or for a mount of a verity device the data
+/* The partition behind a step: its own, or for a mount of a verity or LUKS device the
  * partition under it (the mount names only /dev/mapper/NAME). */
 static const struct part *step_partition(const struct plan *plan, const struct plan_step *s)
 {
 	const struct part *part = s->part;
 
 	for (size_t i = 0; !part && s->op == OP_MOUNT && i < plan->n_steps; i++)
-		if (plan->steps[i].op == OP_VERITY && streq(plan->steps[i].target, s->source))
+		if ((plan->steps[i].op == OP_VERITY || plan->steps[i].op == OP_UNLOCK) &&
+		    streq(plan->steps[i].target, s->source))
 			part = plan->steps[i].part;
 	return part;
 }
@@ -33,7 +34,10 @@ const struct part *fallback_culprit(const struct plan *plan, const struct plan_s
 {
 	const struct part *part = NULL;
 
-	if (failed_step)
+	/* a wrong passphrase is no fault of the version: an older one would ask again */
+	if (failed_step && failed_step->op == OP_UNLOCK)
+		part = NULL;
+	else if (failed_step)
 		part = step_partition(plan, failed_step);
 	else if (plan->root && plan_mounts(plan, plan->root))
 		part = plan->root;

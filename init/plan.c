@@ -18,7 +18,7 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_MOUNT] = "mount",     [OP_BIND] = "bind",       [OP_MOVE] = "move",
 	[OP_TMPFS] = "tmpfs",     [OP_OVERLAY] = "overlay", [OP_MKDIR] = "mkdir",
 	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
-	[OP_VERITY] = "verity",
+	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",
 	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
 };
 
@@ -48,6 +48,8 @@ static int add_steps(struct planner *p)
 	if (r < 0)
 		goto out;
 	r = add_discovered_stage(p);
+	if (r == 0)
+		r = add_listed_volumes(p);
 	if (r == 0)
 		r = add_skeleton_stage(p);
 out:
@@ -94,6 +96,8 @@ int plan_build(const struct plan_input *in, struct plan *plan)
 	r = copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");
 	if (r == 0)
 		r = verity_resolve_options(&p);
+	if (r == 0)
+		r = luks_check_options(&p);
 	if (r == 0)
 		r = resolve_explicit(&p);
 	if (r == 0)

@@ -96,6 +96,11 @@ static void json_step(const struct plan_step *step, FILE *out)
 		if (step->sig_source[0])
 			JSON_FIELD(out, "sig_source", step->sig_source);
 	}
+	if (step->op == OP_UNLOCK) {
+		JSON_FIELD(out, "key_file", step->key_file);
+		JSON_FIELD(out, "key_device", step->key_device);
+		JSON_FIELD(out, "prompt", step->prompt);
+	}
 	JSON_FIELD(out, "reason", step->reason);
 	fputc('}', out);
 }
@@ -177,6 +182,24 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
+/* Where an unlock's key comes from: never the key itself, which the plan does not know. */
+static void text_key(const struct plan_step *step, FILE *out)
+{
+	char long_text[PLAN_PATH * 4 + 1];
+
+	if (!step->key_file[0]) {
+		fputs("key=passphrase", out);
+	} else {
+		ESCAPE_TEXT(long_text, step->key_file);
+		fprintf(out, "keyfile=%s", long_text);
+		if (step->key_device[0]) {
+			ESCAPE_TEXT(long_text, step->key_device);
+			fprintf(out, ":%s", long_text);
+		}
+	}
+	fputs(step->options[0] ? " " : "", out);
+}
+
 static void text_step(const struct plan_step *step, const size_t width[COL_MAX], FILE *out)
 {
 	struct column cols[COL_MAX];
@@ -201,7 +224,10 @@ static void text_step(const struct plan_step *step, const size_t width[COL_MAX],
 		}
 		fputs(step->options[0] ? " " : "", out);
 	}
-	if ((!step_has_mode(step) && step->op != OP_VERITY) || step->options[0]) {
+	if (step->op == OP_UNLOCK)
+		text_key(step, out);
+	if ((!step_has_mode(step) && step->op != OP_VERITY && step->op != OP_UNLOCK) ||
+	    step->options[0]) {
 		ESCAPE_TEXT(long_text, step->options);
 		fputs(long_text, out);
 	}

@@ -85,7 +85,7 @@ void note_passed_over(struct planner *p, const struct part *part, enum dps_role 
 		note(p, "partition %u (%s) passed over: %s", part->number, dps_role_name(role), why);
 }
 
-bool is_journalled(const char *fstype)
+bool fstype_journalled(const char *fstype)
 {
 	return in_list(fstype, journal_fstypes, ARRAY_SIZE(journal_fstypes));
 }

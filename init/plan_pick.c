@@ -143,7 +143,10 @@ int resolve_explicit(struct planner *p)
 			r = fail(p, -EINVAL, "root= is empty: give a device, 'gpt-auto' or 'tmpfs'");
 			goto out;
 		}
-		r = resolve_spec(p, "root=", opts->root, &p->root, &p->root_disk);
+		if (luks_names_device(p, opts->root, p->root_luks_spec, sizeof(p->root_luks_spec)))
+			r = resolve_spec(p, "root=", p->root_luks_spec, &p->root, &p->root_disk);
+		else
+			r = resolve_spec(p, "root=", opts->root, &p->root, &p->root_disk);
 		if (r < 0)
 			goto out;
 		p->root_explicit = true;
@@ -154,7 +157,10 @@ int resolve_explicit(struct planner *p)
 			goto out;
 		p->usr_explicit = true;
 	} else if (opts->usr && opts->usr[0]) {
-		r = resolve_spec(p, "mount.usr=", opts->usr, &p->usr, &p->usr_disk);
+		if (luks_names_device(p, opts->usr, p->usr_luks_spec, sizeof(p->usr_luks_spec)))
+			r = resolve_spec(p, "mount.usr=", p->usr_luks_spec, &p->usr, &p->usr_disk);
+		else
+			r = resolve_spec(p, "mount.usr=", opts->usr, &p->usr, &p->usr_disk);
 		if (r < 0)
 			goto out;
 		p->usr_explicit = true;

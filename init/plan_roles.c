@@ -21,16 +21,18 @@ struct role_mount {
 	bool rw_needs_rw;
 	/* The system runs without it (a read-only root may even lack the mount point). */
 	bool optional;
+	/* The spec allows LUKS: the boot partitions are read by the firmware and loader. */
+	bool may_be_encrypted;
 };
 
 static const struct role_mount role_mounts[] = {
-	{ DPS_VAR, "/var", true, false, false, false, false, false },
-	{ DPS_TMP, "/var/tmp", true, true, false, false, false, false },
-	{ DPS_HOME, "/home", true, false, false, false, false, false },
-	{ DPS_SRV, "/srv", true, false, false, false, false, false },
-	{ DPS_XBOOTLDR, "/boot", true, true, true, true, true, true },
-	{ DPS_ESP, NULL, true, true, true, true, true, true },
-	{ DPS_SWAP, NULL, false, false, false, false, false, true },
+	{ DPS_VAR, "/var", true, false, false, false, false, false, true },
+	{ DPS_TMP, "/var/tmp", true, true, false, false, false, false, true },
+	{ DPS_HOME, "/home", true, false, false, false, false, false, true },
+	{ DPS_SRV, "/srv", true, false, false, false, false, false, true },
+	{ DPS_XBOOTLDR, "/boot", true, true, true, true, true, true, false },
+	{ DPS_ESP, NULL, true, true, true, true, true, true, false },
+	{ DPS_SWAP, NULL, false, false, false, false, false, true, true },
 };
 
 static bool part_is_explicit(const struct planner *p, const struct part *part)
@@ -167,19 +169,32 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 	struct plan_step *step = NULL;
 	bool read_only = part_read_only(part, p->disk);
 	const char *mount_point = rm->target;
+	const char *fstype = rm->role == DPS_SWAP ? "swap" : part->fstype;
+	const char *through = "";
+	bool optional = rm->optional;
+	struct luks_mount luks = { 0 };
 	int r;
 
 	if (rm->role == DPS_ESP)
 		mount_point = p->xbootldr_mounted ? "/efi" : "/boot";
-	r = discovered_source(p, part, source, sizeof(source));
+	r = luks_role_source(p, part, rm->role, read_only, &optional, &luks);
+	if (r < 0 || (part_is_luks(part) && !luks.unlocked))
+		goto out;
+	if (luks.unlocked) {
+		r = copy_field(p, source, sizeof(source), luks.mapper, "device");
+		fstype = "";
+		through = "the unlocked LUKS device over ";
+	} else {
+		r = discovered_source(p, part, source, sizeof(source));
+	}
 	if (r < 0)
 		goto out;
 	if (rm->role == DPS_SWAP) {
-		r = add_step(p, OP_SWAPON, source, "", "swap", part, &step);
+		r = add_step(p, OP_SWAPON, source, "", fstype, luks.unlocked ? NULL : part, &step);
 		if (r == 0)
 			step->optional = true;
 		if (r == 0)
-			step_reason(step, "swap: discovered partition %u of %s", part->number,
+			step_reason(step, "swap: %sdiscovered partition %u of %s", through, part->number,
 				    p->disk->path);
 		goto out;
 	}
@@ -192,15 +207,16 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 	flags.nosuid = rm->nosuid;
 	flags.noexec = rm->noexec;
 	flags.umask = rm->umask_if_vfat && streq(part->fstype, "vfat");
-	flags.norecovery = read_only && is_journalled(part->fstype);
-	r = add_step(p, OP_MOUNT, source, target, part->fstype, part, &step);
+	flags.norecovery = read_only && fstype_journalled(fstype);
+	r = add_step(p, OP_MOUNT, source, target, fstype, luks.unlocked ? NULL : part, &step);
 	if (r < 0)
 		goto out;
-	step->optional = rm->optional;
+	step->optional = optional;
+	step->norecovery_if_journalled = luks.unlocked && read_only;
 	r = format_options(p, step->options, sizeof(step->options), &flags, target);
 	if (r < 0)
 		goto out;
-	step_reason(step, "%s: discovered partition %u of %s", dps_role_name(rm->role),
+	step_reason(step, "%s: %sdiscovered partition %u of %s", dps_role_name(rm->role), through,
 		    part->number, p->disk->path);
 	p->xbootldr_mounted = p->xbootldr_mounted || rm->role == DPS_XBOOTLDR;
 out:
@@ -229,7 +245,7 @@ int add_discovered_stage(struct planner *p)
 		r = refuse_damaged(p, p->disk, part, dps_role_name(rm->role));
 		if (r < 0)
 			goto out;
-		if (!role_fstype_ok(p, part, rm->role))
+		if (!(rm->may_be_encrypted && part_is_luks(part)) && !role_fstype_ok(p, part, rm->role))
 			continue;
 		r = add_role_mount(p, rm, part);
 		if (r < 0)

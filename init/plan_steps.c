@@ -129,18 +129,45 @@ out:
 }
 
 /* Why root or /usr is mounted from where it is: named by key, or discovered (through its
- * verity device when verified). */
+ * verity or LUKS device, when through says which). */
 static void mount_reason(struct plan_step *step, const char *role, const char *key,
 			 const char *named, const struct part *part, const struct disk *disk,
-			 bool verified)
+			 const char *through)
 {
 	if (named)
 		step_reason(step, "%s%s (partition %u of %s)", key, named, part->number, disk->path);
-	else if (verified)
-		step_reason(step, "%s: the verity device over discovered partition %u of %s", role,
-			    part->number, disk->path);
+	else if (through)
+		step_reason(step, "%s: the %s device over discovered partition %u of %s", role,
+			    through, part->number, disk->path);
 	else
 		step_reason(step, "%s: discovered partition %u of %s", role, part->number, disk->path);
+}
+
+static const char *device_kind(const struct verity_pick *v, const struct luks_mount *luks)
+{
+	return v->root_hash ? "verity" : luks->unlocked ? "unlocked LUKS" : NULL;
+}
+
+/* Root or /usr on LUKS: unlocked first, its filesystem probed at boot unless forced. */
+static int unlock_source(struct planner *p, const struct part *part, const struct disk *disk,
+			 const char *spec, const char *luks_spec, const char *role,
+			 const char *forced, const struct verity_pick *v, struct luks_mount *luks,
+			 const char **fstype)
+{
+	/* root= named the device of an rd.luks.uuid= volume: it keeps that name */
+	const char *name = luks_spec[0] ? startswith(spec, "/dev/mapper/") : role;
+	int r = 0;
+
+	if (part_is_luks(part) && v->root_hash)
+		r = fail(p, -EINVAL, "%s partition %u is encrypted (LUKS) and also to be verified "
+			 "by %s: dm-verity over LUKS is not supported", role, part->number,
+			 v->hash_key);
+	if (r == 0)
+		r = luks_mount_source(p, part, disk, luks_spec[0] ? luks_spec : spec, role, name,
+				      part_read_only(part, disk), luks);
+	if (r == 0 && luks->unlocked)
+		*fstype = forced ? forced : "";
+	return r;
 }
 
 int add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro)
@@ -152,10 +179,14 @@ int add_root_mount(struct planner *p, const char *target, bool force_ro, const c
 	bool read_only = part_read_only(p->root, p->root_disk);
 	const char *spec = p->root_explicit ? opts->root : NULL;
 	const struct part *part = p->root;
+	struct luks_mount luks = { 0 };
 	int r;
 
 	r = refuse_damaged(p, p->root_disk, p->root, "root");
 	if (r == 0)
+		r = unlock_source(p, p->root, p->root_disk, spec, p->root_luks_spec, "root",
+				  opts->rootfstype, &p->root_verity, &luks, &fstype);
+	if (r == 0 && !luks.unlocked)
 		r = check_fstype(p, p->root, "root", opts->rootfstype, "rootfstype=", !p->root_explicit,
 				 &fstype);
 	if (r < 0)
@@ -169,17 +200,22 @@ int add_root_mount(struct planner *p, const char *target, bool force_ro, const c
 	flags.nodev = !p->root_explicit;
 	/* Only bit 60 earns norecovery: a root merely mounted ro is remounted rw by the real
 	 * init, and ext4/xfs refuse that remount after a mount with norecovery. */
-	flags.norecovery = read_only && is_journalled(fstype);
+	flags.norecovery = read_only && fstype_journalled(fstype);
 	flags.user = opts->rootflags;
 	r = verity_mount_source(p, &p->root_verity, fstype, &flags, &spec, &part);
 	if (r < 0)
 		goto out;
+	if (luks.unlocked) {
+		spec = luks.mapper;
+		part = NULL;
+	}
 	p->root_rw = flags.rw;
 	r = add_part_mount(p, part, spec, target, fstype, &flags, &step);
 	if (r < 0)
 		goto out;
+	step->norecovery_if_journalled = luks.unlocked && read_only;
 	mount_reason(step, "root", "root=", p->root_explicit ? opts->root : NULL, p->root,
-		     p->root_disk, p->root_verity.root_hash != NULL);
+		     p->root_disk, device_kind(&p->root_verity, &luks));
 out:
 	return r;
 }
@@ -195,6 +231,7 @@ int add_usr_stage(struct planner *p)
 	struct plan_step *step = NULL;
 	const struct part *part;
 	const char *spec;
+	struct luks_mount luks = { 0 };
 	bool read_only;
 	int r = 0;
 
@@ -204,8 +241,12 @@ int add_usr_stage(struct planner *p)
 				       "partition");
 		goto out;
 	}
+	spec = p->usr_explicit ? opts->usr : NULL;
 	r = refuse_damaged(p, p->usr_disk, p->usr, "usr");
 	if (r == 0)
+		r = unlock_source(p, p->usr, p->usr_disk, spec, p->usr_luks_spec, "usr",
+				  opts->usrfstype, &p->usr_verity, &luks, &fstype);
+	if (r == 0 && !luks.unlocked)
 		r = check_fstype(p, p->usr, "usr", opts->usrfstype, "mount.usrfstype=", !p->usr_explicit,
 				 &fstype);
 	if (r < 0)
@@ -222,17 +263,22 @@ int add_usr_stage(struct planner *p)
 		flags.rw = false;
 	}
 	flags.nodev = !p->usr_explicit;
-	flags.norecovery = read_only && is_journalled(fstype);
+	flags.norecovery = read_only && fstype_journalled(fstype);
 	flags.user = flags_given;
-	spec = p->usr_explicit ? opts->usr : NULL;
 	part = p->usr;
 	r = verity_mount_source(p, &p->usr_verity, fstype, &flags, &spec, &part);
-	if (r == 0)
-		r = add_part_mount(p, part, spec, ROOT_MOUNT_POINT "/usr", fstype, &flags, &step);
 	if (r < 0)
 		goto out;
+	if (luks.unlocked) {
+		spec = luks.mapper;
+		part = NULL;
+	}
+	r = add_part_mount(p, part, spec, ROOT_MOUNT_POINT "/usr", fstype, &flags, &step);
+	if (r < 0)
+		goto out;
+	step->norecovery_if_journalled = luks.unlocked && read_only;
 	mount_reason(step, "usr", "mount.usr=", p->usr_explicit ? opts->usr : NULL, p->usr,
-		     p->usr_disk, p->usr_verity.root_hash != NULL);
+		     p->usr_disk, device_kind(&p->usr_verity, &luks));
 out:
 	return r;
 }

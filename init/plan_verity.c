@@ -251,7 +251,7 @@ int verity_mount_source(struct planner *p, const struct verity_pick *v, const ch
 		     v->name);
 	flags->rw = false;
 	/* The device can never be written: a journal left to replay could only stop the mount. */
-	flags->norecovery = is_journalled(fstype);
+	flags->norecovery = fstype_journalled(fstype);
 	*spec = v->mapper;
 	*part = NULL;
 out:

@@ -249,3 +249,25 @@ int probe_disk(const char *path, struct disk *disk)
 {
 	return probe_disk_filtered(path, disk, NULL);
 }
+
+int probe_device_fstype(const char *path, char *fstype, size_t size)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	int r = pr ? 0 : -errno ? -errno : -ENOMEM;
+
+	if (size)
+		fstype[0] = '\0';
+	if (r < 0)
+		goto out;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	r = blkid_do_safeprobe(pr);
+	if (r == 0)
+		lookup_value(pr, "TYPE", fstype, size);
+	/* nothing (1) or an ambiguous device (-2) leaves fstype empty; only a read error fails */
+	r = r == -1 ? -EIO : 0;
+out:
+	if (pr)
+		blkid_free_probe(pr);
+	return r;
+}

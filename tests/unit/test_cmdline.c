@@ -473,7 +473,7 @@ static void test_rootdelay(void **state)
 static void test_module_params(void **state)
 {
 	parse_ok("i915.modeset=0 nvme.poll_queues=2 usbcore.autosuspend=-1 video.nomodeset "
-		 "systemd.unit=rescue.target rd.luks.uuid=x mount.foo=1 earlymount.x=1 modprobe.x=1 "
+		 "systemd.unit=rescue.target rd.lvm.vg=x mount.foo=1 earlymount.x=1 modprobe.x=1 "
 		 ".x=1 x.=1 plain=1 a.b.c=1");
 	assert_int_equal(opts.n_module_params, 5);
 	parse_ok("i915.modeset=0 -- i915.modeset=1 nvme.poll_queues=2");
@@ -554,7 +554,7 @@ static void test_first_error_is_kept(void **state)
 
 static void test_unknown_keys_ignored(void **state)
 {
-	parse_ok("BOOT_IMAGE=/vmlinuz splash console=tty0 foo= =bar = nomodeset systemd.unit=x rd.luks=0");
+	parse_ok("BOOT_IMAGE=/vmlinuz splash console=tty0 foo= =bar = nomodeset systemd.unit=x rd.lvm=0");
 	assert_defaults(&opts);
 }
 
@@ -646,6 +646,62 @@ static void test_many_quotes(void **state)
 	assert_defaults(&opts);
 }
 
+#define LUKS_A "cc1fed1f-50ba-43cd-a395-77333c5d0504"
+#define LUKS_B "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"
+
+static void test_luks_keys(void **state)
+{
+	parse_ok("rd.luks.uuid=luks-CC1FED1F-50BA-43CD-A395-77333C5D0504 luks.name=" LUKS_B "=crypthome "
+		 "rd.luks.options=discard,tries=5 rd.luks.options=" LUKS_B "=readonly "
+		 "rd.luks.key=/etc/root.key rd.luks.key=" LUKS_B "=/home.key:LABEL=usb");
+	assert_true(opts.luks.enabled);
+	assert_int_equal(opts.luks.n_volumes, 2);
+	assert_string_equal(opts.luks.volumes[0].uuid, LUKS_A);
+	assert_true(opts.luks.volumes[0].listed);
+	assert_null(opts.luks.volumes[0].name);
+	assert_string_equal(opts.luks.volumes[1].uuid, LUKS_B);
+	assert_string_equal(opts.luks.volumes[1].name, "crypthome");
+	assert_string_equal(opts.luks.volumes[1].options, "readonly");
+	assert_string_equal(opts.luks.volumes[1].key, "/home.key:LABEL=usb");
+	assert_string_equal(opts.luks.options, "discard,tries=5");
+	assert_string_equal(opts.luks.key, "/etc/root.key");
+	/* rd.luks.options= for a UUID not listed keeps an entry that is not unlocked by itself */
+	parse_ok("luks.options=" LUKS_A "=discard rd.luks=no");
+	assert_false(opts.luks.enabled);
+	assert_int_equal(opts.luks.n_volumes, 1);
+	assert_false(opts.luks.volumes[0].listed);
+	/* the same UUID twice is one volume */
+	parse_ok("rd.luks.uuid=" LUKS_A " rd.luks.name=" LUKS_A "=root");
+	assert_int_equal(opts.luks.n_volumes, 1);
+	assert_string_equal(opts.luks.volumes[0].name, "root");
+}
+
+static void test_luks_keys_malformed(void **state)
+{
+	parse_einval("rd.luks.uuid=nope");
+	assert_non_null(strstr(err, "not a LUKS UUID"));
+	assert_int_equal(opts.luks.n_volumes, 0);
+	parse_einval("rd.luks.name=" LUKS_A);
+	assert_non_null(strstr(err, "UUID=NAME expected"));
+	parse_einval("rd.luks.name=" LUKS_A "=a/b");
+	assert_non_null(strstr(err, "not a device-mapper name"));
+	parse_einval("rd.luks.key=relative.key");
+	assert_non_null(strstr(err, "an absolute path"));
+	assert_null(opts.luks.key);
+	parse_einval("rd.luks=maybe");
+	assert_true(opts.luks.enabled);
+	parse_einval("rd.luks.uuid=" LUKS_A " rd.luks.uuid=11111111-0000-4000-8000-000000000001 "
+		     "rd.luks.uuid=11111111-0000-4000-8000-000000000002 "
+		     "rd.luks.uuid=11111111-0000-4000-8000-000000000003 "
+		     "rd.luks.uuid=11111111-0000-4000-8000-000000000004 "
+		     "rd.luks.uuid=11111111-0000-4000-8000-000000000005 "
+		     "rd.luks.uuid=11111111-0000-4000-8000-000000000006 "
+		     "rd.luks.uuid=11111111-0000-4000-8000-000000000007 "
+		     "rd.luks.uuid=11111111-0000-4000-8000-000000000008");
+	assert_non_null(strstr(err, "more LUKS volumes"));
+	assert_int_equal(opts.luks.n_volumes, LUKS_MAX_VOLUMES);
+}
+
 static void test_known_keys(void **state)
 {
 	size_t n = 0;
@@ -655,7 +711,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 39);
+	assert_int_equal(n, 49);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -687,6 +743,9 @@ static void test_known_keys_all_do_something(void **state)
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		snprintf(line, sizeof(line), "%s=" ROOTHASH, *k);
+		if (parse(line) == 0)
+			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
+		snprintf(line, sizeof(line), "%s=cc1fed1f-50ba-43cd-a395-77333c5d0504=x", *k);
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		if (!changed)
@@ -795,6 +854,8 @@ int main(void)
 		cmocka_unit_test(test_length_limit),
 		cmocka_unit_test(test_storage_worst_cases),
 		cmocka_unit_test(test_many_quotes),
+		cmocka_unit_test(test_luks_keys),
+		cmocka_unit_test(test_luks_keys_malformed),
 		cmocka_unit_test(test_known_keys),
 		cmocka_unit_test(test_known_keys_all_do_something),
 		cmocka_unit_test(test_random_lines),

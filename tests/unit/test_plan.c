@@ -557,9 +557,11 @@ static void test_home_luks_skipped(void **state)
 	fx_part(f, d, 2, T_ROOT_X86_64, NULL, "root", 0, "ext4");
 	fx_part(f, d, 3, T_HOME, NULL, "home", 0, "crypto_LUKS");
 	fx_part(f, d, 4, T_SWAP, NULL, "swap", 0, "");
+	f->opts.luks.enabled = false;
 	r = fx_plan(f);
 	check_ok(f, r, 1);
-	check_note(f, "partition 3 (home) not used: it holds crypto_LUKS");
+	check_note(f, "partition 3 (home) not used: it is encrypted (LUKS) and rd.luks=no leaves it "
+		      "locked");
 	check_note(f, "partition 4 (swap) not used: no swap signature");
 	fx_free(f);
 	(void)state;
@@ -710,13 +712,16 @@ static void test_root_luks_refused(void **state)
 	int r;
 
 	fx_part(f, d, 2, T_ROOT_X86_64, NULL, "root", 0, "crypto_LUKS");
+	f->opts.luks.enabled = false;
 	r = fx_plan(f);
-	check_error(f, r, -EPERM, "root partition 2 holds crypto_LUKS; earlymount mounts btrfs, erofs, "
-				  "ext4, f2fs, squashfs, vfat, xfs");
+	check_error(f, r, -EPERM, "root partition 2 is encrypted (LUKS) and rd.luks=no leaves it "
+				  "locked");
+	f->opts.luks.enabled = true;
 	f->opts.rootfstype = "ext4";
 	r = fx_plan(f);
-	check_ok(f, r, 1);
-	check_step(f, 0, OP_MOUNT, pu(d, 2), "/sysroot", "ext4", "ro,nodev");
+	check_ok(f, r, 2);
+	check_step(f, 0, OP_UNLOCK, pu(d, 2), "/dev/mapper/root", "", "");
+	check_step(f, 1, OP_MOUNT, "/dev/mapper/root", "/sysroot", "ext4", "ro,nodev");
 	fx_free(f);
 	(void)state;
 }
@@ -743,8 +748,13 @@ static void test_explicit_root_luks_refused(void **state)
 	snprintf(fx_get(f, 0, 2)->fstype, 32, "crypto_LUKS");
 	f->opts.root_kind = ROOT_DEVICE;
 	f->opts.root = "/dev/vda2";
+	f->opts.luks.enabled = false;
 	r = fx_plan(f);
-	check_error(f, r, -EPERM, "holds crypto_LUKS, which is no filesystem to mount");
+	check_error(f, r, -EPERM, "root partition 2 is encrypted (LUKS) and rd.luks=no leaves it "
+				  "locked");
+	snprintf(fx_get(f, 0, 2)->fstype, 32, "swap");
+	r = fx_plan(f);
+	check_error(f, r, -EPERM, "holds swap, which is no filesystem to mount");
 	fx_free(f);
 	(void)state;
 }
@@ -756,8 +766,9 @@ static void test_usr_luks_refused(void **state)
 	int r;
 
 	fx_part(f, d, 3, T_USR_X86_64, NULL, "usr", 0, "crypto_LUKS");
+	f->opts.luks.enabled = false;
 	r = fx_plan(f);
-	check_error(f, r, -EPERM, "usr partition 3 holds crypto_LUKS; earlymount mounts btrfs");
+	check_error(f, r, -EPERM, "usr partition 3 is encrypted (LUKS) and rd.luks=no");
 	fx_free(f);
 	(void)state;
 }

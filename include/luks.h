@@ -1,0 +1,38 @@
+/* LUKS as systemd's cryptsetup generator reads the command line: the options of
+ * rd.luks.options= (crypttab's words) and the key specs of rd.luks.key=. Pure: the planner
+ * checks them, the plan carries them as text, and the unlocking reads them again. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LUKS_DEFAULT_TRIES 3
+
+struct luks_options {
+	bool readonly;
+	bool discard;
+	bool no_read_workqueue;
+	bool no_write_workqueue;
+	bool headless;           /* never ask: a key file or nothing */
+	bool nofail;             /* a volume that stays locked does not stop the boot */
+	int tries;               /* passphrase attempts; 0: until one works */
+	int timeout_sec;         /* how long a prompt waits; 0: forever */
+	int keyfile_timeout_sec; /* how long to wait for the key file's device; -1: not given */
+	uint64_t keyfile_offset; /* bytes of the key file skipped */
+	uint64_t keyfile_size;   /* bytes of the key file read; 0: all of it */
+	char unknown[128];       /* words not known, comma-separated, for a note */
+};
+
+/* Parses crypttab's comma-separated options (rd.luks.options=). Unknown words are collected
+ * in o->unknown, not refused: a line written for systemd still boots. 0, or -EINVAL with why
+ * saying which value is malformed. */
+int luks_options_parse(const char *text, struct luks_options *o, char *why, size_t why_size);
+/* The options in their canonical words, defaults left out ("" when none). */
+void luks_options_format(const struct luks_options *o, char *out, size_t size);
+
+/* Splits a key spec PATH[:DEVICE] of rd.luks.key=. The path must be absolute; DEVICE is a
+ * device spec (a /dev path, UUID=, LABEL=, …) whose filesystem holds PATH, "" when absent.
+ * 0, -EINVAL (not a key spec) or -ENAMETOOLONG. */
+int luks_key_parse(const char *spec, char *path, size_t path_size, char *device,
+		   size_t device_size);

@@ -1,0 +1,240 @@
+/* The options and key specs of systemd's LUKS command line (rd.luks.options=,
+ * rd.luks.key=), read the way systemd-cryptsetup reads crypttab. Pure. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdline.h"
+#include "luks.h"
+#include "util.h"
+
+enum luks_word {
+	WORD_READONLY,
+	WORD_DISCARD,
+	WORD_NO_READ_WORKQUEUE,
+	WORD_NO_WRITE_WORKQUEUE,
+	WORD_HEADLESS,
+	WORD_NOFAIL,
+	WORD_TRIES,
+	WORD_TIMEOUT,
+	WORD_KEYFILE_TIMEOUT,
+	WORD_KEYFILE_OFFSET,
+	WORD_KEYFILE_SIZE,
+	WORD_IGNORED,
+};
+
+enum value_kind { VALUE_NONE, VALUE_COUNT, VALUE_SPAN, VALUE_BYTES, VALUE_OPTIONAL_BOOL };
+
+/* crypttab's words earlymount acts on; "luks" and "x-initrd.attach" say what is true anyway. */
+static const struct luks_word_name {
+	const char *word;
+	enum luks_word id;
+	enum value_kind value;
+} luks_words[] = {
+	{ "readonly", WORD_READONLY, VALUE_NONE },
+	{ "read-only", WORD_READONLY, VALUE_NONE },
+	{ "discard", WORD_DISCARD, VALUE_NONE },
+	{ "no-read-workqueue", WORD_NO_READ_WORKQUEUE, VALUE_NONE },
+	{ "no-write-workqueue", WORD_NO_WRITE_WORKQUEUE, VALUE_NONE },
+	{ "headless", WORD_HEADLESS, VALUE_OPTIONAL_BOOL },
+	{ "nofail", WORD_NOFAIL, VALUE_NONE },
+	{ "tries", WORD_TRIES, VALUE_COUNT },
+	{ "timeout", WORD_TIMEOUT, VALUE_SPAN },
+	{ "keyfile-timeout", WORD_KEYFILE_TIMEOUT, VALUE_SPAN },
+	{ "keyfile-offset", WORD_KEYFILE_OFFSET, VALUE_BYTES },
+	{ "keyfile-size", WORD_KEYFILE_SIZE, VALUE_BYTES },
+	{ "luks", WORD_IGNORED, VALUE_NONE },
+	{ "x-initrd.attach", WORD_IGNORED, VALUE_NONE },
+};
+
+static const struct luks_word_name *word_by_name(const char *w, size_t len, const char **value)
+{
+	size_t name_len = strcspn(w, "=");
+
+	if (name_len > len)
+		name_len = len;
+	*value = name_len < len ? w + name_len + 1 : NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(luks_words); i++)
+		if (strlen(luks_words[i].word) == name_len && strncmp(w, luks_words[i].word, name_len) == 0)
+			return &luks_words[i];
+	return NULL;
+}
+
+static void unknown_add(struct luks_options *o, const char *w, size_t len)
+{
+	size_t used = strlen(o->unknown);
+
+	if (used + len + 2 <= sizeof(o->unknown))
+		snprintf(o->unknown + used, sizeof(o->unknown) - used, "%s%.*s", used ? "," : "",
+			 (int)len, w);
+}
+
+static int parse_number(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	char text[24];
+	char *end;
+	unsigned long long n;
+
+	if (len == 0 || len >= sizeof(text) || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	memcpy(text, s, len);
+	text[len] = '\0';
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (*end || errno || n > max)
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
+static int parse_value(const struct luks_word_name *f, const char *v, size_t len, uint64_t *n)
+{
+	char text[64];
+	int sec = 0;
+	int r = -EINVAL;
+
+	switch (f->value) {
+	case VALUE_NONE:
+		r = v ? -EINVAL : 0;
+		break;
+	case VALUE_OPTIONAL_BOOL:
+		*n = 1;
+		r = 0;
+		if (v && len < sizeof(text)) {
+			memcpy(text, v, len);
+			text[len] = '\0';
+			r = parse_boolean(text);
+			*n = r > 0;
+		} else if (v) {
+			r = -EINVAL;
+		}
+		break;
+	case VALUE_COUNT:
+		r = v ? parse_number(v, len, INT_MAX, n) : -EINVAL;
+		break;
+	case VALUE_BYTES:
+		r = v ? parse_number(v, len, UINT64_MAX, n) : -EINVAL;
+		break;
+	case VALUE_SPAN:
+		if (v && len < sizeof(text)) {
+			memcpy(text, v, len);
+			text[len] = '\0';
+			r = cmdline_parse_time_span(text, &sec);
+			*n = (uint64_t)sec;
+		}
+		break;
+	}
+	return r < 0 ? -EINVAL : 0;
+}
+
+static void apply_word(struct luks_options *o, enum luks_word id, uint64_t n)
+{
+	switch (id) {
+	case WORD_READONLY: o->readonly = true; break;
+	case WORD_DISCARD: o->discard = true; break;
+	case WORD_NO_READ_WORKQUEUE: o->no_read_workqueue = true; break;
+	case WORD_NO_WRITE_WORKQUEUE: o->no_write_workqueue = true; break;
+	case WORD_HEADLESS: o->headless = n != 0; break;
+	case WORD_NOFAIL: o->nofail = true; break;
+	case WORD_TRIES: o->tries = (int)n; break;
+	case WORD_TIMEOUT: o->timeout_sec = (int)n; break;
+	case WORD_KEYFILE_TIMEOUT: o->keyfile_timeout_sec = (int)n; break;
+	case WORD_KEYFILE_OFFSET: o->keyfile_offset = n; break;
+	case WORD_KEYFILE_SIZE: o->keyfile_size = n; break;
+	case WORD_IGNORED: break;
+	}
+}
+
+int luks_options_parse(const char *text, struct luks_options *o, char *why, size_t why_size)
+{
+	int r = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->tries = LUKS_DEFAULT_TRIES;
+	o->keyfile_timeout_sec = -1;
+	for (const char *w = text ? text : ""; *w && r == 0;) {
+		size_t len = strcspn(w, ",");
+		const char *value;
+		const struct luks_word_name *f = word_by_name(w, len, &value);
+		uint64_t n = 0;
+
+		if (f) {
+			r = parse_value(f, value, value ? len - (size_t)(value - w) : 0, &n);
+			if (r < 0)
+				set_why(why, why_size, "LUKS option '%.*s': %s", (int)len, w,
+					f->value == VALUE_NONE ? "takes no value"
+					: f->value == VALUE_SPAN ? "a time span expected (10s, 2min)"
+					: f->value == VALUE_OPTIONAL_BOOL ? "yes or no expected"
+					: "a number expected");
+			else
+				apply_word(o, f->id, n);
+		} else if (len) {
+			unknown_add(o, w, len);
+		}
+		w += len;
+		w += *w == ',';
+	}
+	return r;
+}
+
+void luks_options_format(const struct luks_options *o, char *out, size_t size)
+{
+	struct { bool on; const char *word; } flags[] = {
+		{ o->readonly, "readonly" },
+		{ o->discard, "discard" },
+		{ o->no_read_workqueue, "no-read-workqueue" },
+		{ o->no_write_workqueue, "no-write-workqueue" },
+		{ o->headless, "headless" },
+		{ o->nofail, "nofail" },
+	};
+	size_t used = 0;
+
+	if (size == 0)
+		return;
+	out[0] = '\0';
+#define ADD(...) \
+	do { \
+		if (used < size) \
+			used += (size_t)snprintf(out + used, size - used, __VA_ARGS__); \
+	} while (0)
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (flags[i].on)
+			ADD("%s%s", used ? "," : "", flags[i].word);
+	if (o->tries != LUKS_DEFAULT_TRIES)
+		ADD("%stries=%d", used ? "," : "", o->tries);
+	if (o->timeout_sec)
+		ADD("%stimeout=%ds", used ? "," : "", o->timeout_sec);
+	if (o->keyfile_timeout_sec >= 0)
+		ADD("%skeyfile-timeout=%ds", used ? "," : "", o->keyfile_timeout_sec);
+	if (o->keyfile_offset)
+		ADD("%skeyfile-offset=%" PRIu64, used ? "," : "", o->keyfile_offset);
+	if (o->keyfile_size)
+		ADD("%skeyfile-size=%" PRIu64, used ? "," : "", o->keyfile_size);
+#undef ADD
+}
+
+int luks_key_parse(const char *spec, char *path, size_t path_size, char *device,
+		   size_t device_size)
+{
+	const char *colon = spec ? strrchr(spec, ':') : NULL;
+	size_t path_len;
+	int r = -EINVAL;
+
+	if (!spec || spec[0] != '/')
+		goto out;
+	/* A colon at the end names no device: it belongs to the path. */
+	if (colon && !colon[1])
+		colon = NULL;
+	path_len = colon ? (size_t)(colon - spec) : strlen(spec);
+	r = -ENAMETOOLONG;
+	if (path_len >= path_size || (colon && strlen(colon + 1) >= device_size))
+		goto out;
+	memcpy(path, spec, path_len);
+	path[path_len] = '\0';
+	r = copy_str(device, device_size, colon ? colon + 1 : "");
+out:
+	return r;
+}

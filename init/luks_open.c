@@ -1,0 +1,321 @@
+/* Unlocking at boot. libcryptsetup lives in earlymount-luks, a helper added to the image
+ * only when it is asked for, so this file runs it: the key goes down a pipe, one line of
+ * reason comes back on failure, and the exit code says which failure (luks_helper.h). The
+ * order is systemd's: the key file, then a passphrase; a passphrase that opened one volume
+ * is tried on the next before anyone is asked again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ask_password.h"
+#include "log.h"
+#include "luks.h"
+#include "luks_helper.h"
+#include "luks_key.h"
+#include "luks_open.h"
+#include "timing.h"
+#include "util.h"
+
+#define HELPER_MESSAGE 256
+#define CACHED_MAX 4
+
+/* Passphrases typed at this boot, newest first; wiped by luks_forget(). */
+static struct {
+	char text[ASK_PASSWORD_MAX];
+	size_t len;
+} cached[CACHED_MAX];
+static size_t n_cached;
+static double prompt_seconds;
+static double answered_at;
+
+static void cache_add(const char *text, size_t len)
+{
+	if (n_cached == 0)
+		(void)mlock(cached, sizeof(cached));
+	memmove(&cached[1], &cached[0], sizeof(cached[0]) * (CACHED_MAX - 1));
+	memcpy(cached[0].text, text, len);
+	cached[0].len = len;
+	if (n_cached < CACHED_MAX)
+		n_cached++;
+}
+
+double luks_prompt_seconds(void)
+{
+	return prompt_seconds;
+}
+
+double luks_answered_at(void)
+{
+	return answered_at;
+}
+
+void luks_forget(void)
+{
+	explicit_bzero(cached, sizeof(cached));
+	n_cached = 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void read_message(int fd, char *msg, size_t size)
+{
+	size_t used = 0;
+	char sink[128];
+
+	for (;;) {
+		ssize_t n = used + 1 < size ? read(fd, msg + used, size - 1 - used)
+					    : read(fd, sink, sizeof(sink));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (used + 1 < size)
+			used += (size_t)n;
+	}
+	msg[used] = '\0';
+	msg[strcspn(msg, "\n")] = '\0';
+}
+
+static void run_child(const char *const argv[], int key_fd, int msg_fd)
+{
+	if (dup2(key_fd, STDIN_FILENO) < 0 || dup2(msg_fd, STDOUT_FILENO) < 0 ||
+	    dup2(msg_fd, STDERR_FILENO) < 0)
+		_exit(LUKS_EXIT_FAILED);
+	execv(argv[0], (char *const *)argv);
+	dprintf(STDERR_FILENO, "unable to run %s: %s", argv[0], strerror(errno));
+	_exit(LUKS_EXIT_FAILED);
+}
+
+/* Runs the helper with key on its stdin: its exit code, or -errno when it could not run. */
+static int run_helper(const char *const argv[], const char *key, size_t len, char *msg,
+		      size_t msg_size)
+{
+	int key_pipe[2] = { -1, -1 }, msg_pipe[2] = { -1, -1 };
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, saved;
+	int status = 0;
+	pid_t pid;
+	int r = 0;
+
+	msg[0] = '\0';
+	if (pipe2(key_pipe, O_CLOEXEC) < 0 || pipe2(msg_pipe, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (pid == 0)
+		run_child(argv, key_pipe[0], msg_pipe[1]);
+	close(key_pipe[0]);
+	close(msg_pipe[1]);
+	key_pipe[0] = msg_pipe[1] = -1;
+	/* a helper that died early must not take PID 1 with it through SIGPIPE */
+	sigaction(SIGPIPE, &ignore, &saved);
+	(void)write_all(key_pipe[1], key, len);
+	sigaction(SIGPIPE, &saved, NULL);
+	close(key_pipe[1]);
+	key_pipe[1] = -1;
+	read_message(msg_pipe[0], msg, msg_size);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			r = -errno;
+			goto out;
+		}
+	r = WIFEXITED(status) ? WEXITSTATUS(status) : LUKS_EXIT_FAILED;
+	if (!WIFEXITED(status))
+		snprintf(msg, msg_size, "%s was killed by signal %d", argv[0], WTERMSIG(status));
+out:
+	for (int i = 0; i < 2; i++) {
+		if (key_pipe[i] >= 0)
+			close(key_pipe[i]);
+		if (msg_pipe[i] >= 0)
+			close(msg_pipe[i]);
+	}
+	return r;
+}
+
+/* Opens req's device with key. 0; -EPERM when the key opens no key slot; else -errno with
+ * why set: what the helper said, and what to try. */
+static int try_key(const struct luks_request *req, const struct luks_options *o,
+		   const char *key, size_t len, char *why, size_t why_size)
+{
+	const char *argv[8] = { LUKS_HELPER_PATH, "open", req->device, req->name };
+	char msg[HELPER_MESSAGE];
+	size_t n = 4;
+	int code;
+	int r;
+
+	if (o->readonly)
+		argv[n++] = "--readonly";
+	if (o->discard)
+		argv[n++] = "--discard";
+	if (o->no_read_workqueue)
+		argv[n++] = "--no-read-workqueue";
+	if (o->no_write_workqueue)
+		argv[n++] = "--no-write-workqueue";
+	code = run_helper(argv, key, len, msg, sizeof(msg));
+	switch (code) {
+	case LUKS_EXIT_OK:
+		r = 0;
+		break;
+	case LUKS_EXIT_BAD_KEY:
+		r = -EPERM;
+		break;
+	case LUKS_EXIT_NO_HEADER:
+		r = -EINVAL;
+		set_why(why, why_size, "%s holds no LUKS header earlymount-luks can read: %s — the "
+			"header may be damaged; restore it from a luksHeaderBackup", req->device, msg);
+		break;
+	case LUKS_EXIT_EXISTS:
+		r = -EEXIST;
+		set_why(why, why_size, "unable to unlock %s: /dev/mapper/%s exists already — give "
+			"the volume another name with rd.luks.name=", req->device, req->name);
+		break;
+	default:
+		r = code < 0 ? code : -EIO;
+		set_why(why, why_size, "unable to unlock %s as /dev/mapper/%s: %s — the kernel may "
+			"lack dm-crypt or the volume's cipher: build the image with earlymount "
+			"initramfs --luks", req->device, req->name,
+			code < 0 ? strerror(-code) : msg[0] ? msg : "earlymount-luks failed");
+		break;
+	}
+	return r;
+}
+
+/* 0; -ENOKEY with why saying what was wrong with the key file (the passphrase comes next);
+ * else the helper's failure. */
+static int try_key_file(const struct luks_request *req, const struct luks_options *o,
+			char *why, size_t why_size)
+{
+	struct luks_key key;
+	int r = luks_key_read(req->key_file, req->key_device, o, req->ensure_fs, req->data, &key,
+			      why, why_size);
+
+	if (r < 0) {
+		r = -ENOKEY;
+		goto out;
+	}
+	r = try_key(req, o, key.bytes, key.len, why, why_size);
+	luks_key_free(&key);
+	if (r == -EPERM) {
+		set_why(why, why_size, "key file %s opens no key slot of %s", req->key_file,
+			req->device);
+		r = -ENOKEY;
+	}
+out:
+	return r;
+}
+
+static int try_cached(const struct luks_request *req, const struct luks_options *o, char *why,
+		      size_t why_size)
+{
+	int r = -ENOKEY;
+
+	for (size_t i = 0; i < n_cached && r == -ENOKEY; i++) {
+		r = try_key(req, o, cached[i].text, cached[i].len, why, why_size);
+		if (r == -EPERM)
+			r = -ENOKEY;
+	}
+	if (r == 0)
+		log_info("%s: opened with a passphrase typed earlier", req->prompt);
+	return r;
+}
+
+static int ask_until_open(const struct luks_request *req, const struct luks_options *o,
+			  char *why, size_t why_size)
+{
+	char prompt[512];
+	char typed[ASK_PASSWORD_MAX];
+	int attempt = 0;
+	int r = -EPERM;
+
+	(void)mlock(typed, sizeof(typed));
+	snprintf(prompt, sizeof(prompt), "Please enter passphrase for disk %s: ", req->prompt);
+	while (r == -EPERM && (o->tries == 0 || attempt < o->tries)) {
+		double asked = timing_now();
+		int len = ask_password(prompt, o->timeout_sec, typed, sizeof(typed));
+
+		answered_at = timing_now();
+		prompt_seconds += answered_at - asked;
+		attempt++;
+		if (len < 0) {
+			r = len;
+			set_why(why, why_size, "no passphrase for %s: %s", req->prompt,
+				len == -ETIMEDOUT ? "the prompt timed out (timeout=)"
+				: len == -E2BIG ? "the line was longer than 511 bytes"
+						: "there is no console to ask on");
+			break;
+		}
+		r = try_key(req, o, typed, (size_t)len, why, why_size);
+		if (r == 0)
+			cache_add(typed, (size_t)len);
+		else if (r == -EPERM && o->tries && attempt < o->tries)
+			log_warn("wrong passphrase for %s, %d left", req->prompt, o->tries - attempt);
+		else if (r == -EPERM && !o->tries)
+			log_warn("wrong passphrase for %s; try again", req->prompt);
+	}
+	if (r == -EPERM)
+		set_why(why, why_size, "unable to unlock %s: %d wrong passphrase%s — earlymount reads "
+			"the keyboard with the kernel's default (US) layout; boot a rescue system "
+			"to check the passphrase with cryptsetup open --test-passphrase", req->prompt,
+			attempt, attempt == 1 ? "" : "s");
+	explicit_bzero(typed, sizeof(typed));
+	munlock(typed, sizeof(typed));
+	return r;
+}
+
+int luks_open(const struct luks_request *req, char *why, size_t why_size)
+{
+	struct luks_options o;
+	char key_why[256] = "";
+	int r = luks_options_parse(req->options, &o, why, why_size);
+
+	if (r < 0)
+		goto out;
+	if (access(LUKS_HELPER_PATH, X_OK) < 0) {
+		r = -ENOENT;
+		set_why(why, why_size, "%s is encrypted and this initramfs cannot unlock it: it has "
+			"no %s — build the image with earlymount initramfs --luks", req->prompt,
+			LUKS_HELPER_PATH);
+		goto out;
+	}
+	r = -ENOKEY;
+	if (req->key_file && req->key_file[0]) {
+		r = try_key_file(req, &o, key_why, sizeof(key_why));
+		if (r == -ENOKEY)
+			log_warn("%s: %s%s", req->prompt, key_why,
+				 o.headless ? "" : "; asking for the passphrase");
+		else if (r < 0)
+			set_why(why, why_size, "%s", key_why);
+	}
+	if (r == -ENOKEY)
+		r = try_cached(req, &o, why, why_size);
+	if (r == -ENOKEY && o.headless)
+		set_why(why, why_size, "unable to unlock %s: headless is set and %s", req->prompt,
+			key_why[0] ? key_why : "no key file was given");
+	else if (r == -ENOKEY)
+		r = ask_until_open(req, &o, why, why_size);
+out:
+	return r;
+}

@@ -1,0 +1,286 @@
+/* LUKS: a partition the plan mounts (root, /usr, /var, …, swap) whose content is crypto_LUKS
+ * is unlocked first, as /dev/mapper/NAME, and its mount takes that device instead. The names
+ * are systemd's: the role's ("root", "usr", "var", "home", "srv", "tmp", "swap"), or
+ * rd.luks.name='s for the header's UUID. The key comes from rd.luks.key= (in the initramfs, or
+ * on a device) or from a passphrase asked for at boot; the plan only says which, and what
+ * the prompt will name. A volume listed by rd.luks.uuid= or rd.luks.name= is unlocked even
+ * when nothing of the plan mounts it, as systemd's generator does. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "luks.h"
+#include "plan_internal.h"
+#include "util.h"
+
+#define MAPPER_DIR "/dev/mapper/"
+/* The kernel's DM_NAME_LEN, terminator included */
+#define DM_NAME_MAX 128
+
+bool part_is_luks(const struct part *part)
+{
+	return part && streq(part->fstype, "crypto_LUKS");
+}
+
+/* The command line's entry for part's LUKS header, or NULL. */
+static const struct luks_volume *volume_of(const struct planner *p, const struct part *part)
+{
+	const struct luks_cmdline *l = &p->opts->luks;
+
+	for (size_t i = 0; part && part->fsuuid[0] && i < l->n_volumes; i++)
+		if (uuid_str_equal(l->volumes[i].uuid, part->fsuuid))
+			return &l->volumes[i];
+	return NULL;
+}
+
+static void volume_name(const struct luks_volume *v, char *out, size_t size)
+{
+	if (v->name)
+		snprintf(out, size, "%s", v->name);
+	else
+		snprintf(out, size, "luks-%s", v->uuid);
+}
+
+/* Every option string of the command line, checked once, so that a malformed value stops
+ * the plan before anything is asked for. */
+int luks_check_options(struct planner *p)
+{
+	const struct luks_cmdline *l = &p->opts->luks;
+	struct luks_options o;
+	char why[PLAN_TEXT];
+	int r = 0;
+
+	for (size_t i = 0; i <= l->n_volumes && r == 0; i++) {
+		const char *text = i < l->n_volumes ? l->volumes[i].options : l->options;
+
+		if (!text)
+			continue;
+		r = luks_options_parse(text, &o, why, sizeof(why));
+		if (r < 0)
+			r = fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
+		else if (o.unknown[0])
+			note(p, "rd.luks.options=: left out what earlymount does not know: %s", o.unknown);
+	}
+	return r;
+}
+
+/* The name root= or mount.usr= gives as /dev/mapper/NAME when it is a listed volume's: the
+ * volume's header UUID as a device spec in uuid_spec. */
+bool luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
+		       size_t size)
+{
+	const struct luks_cmdline *l = &p->opts->luks;
+	const char *name = device ? startswith(device, MAPPER_DIR) : NULL;
+	char wanted[DM_NAME_MAX];
+
+	for (size_t i = 0; name && l->enabled && i < l->n_volumes; i++) {
+		volume_name(&l->volumes[i], wanted, sizeof(wanted));
+		if (streq(name, wanted)) {
+			snprintf(uuid_spec, size, "UUID=%s", l->volumes[i].uuid);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The options of part's volume with bit 60's readonly added, in canonical words. */
+static int effective_options(struct planner *p, const struct luks_volume *v, bool read_only,
+			     struct luks_options *o, char *out, size_t size)
+{
+	const char *text = v && v->options ? v->options : p->opts->luks.options;
+	char why[PLAN_TEXT];
+	int r = luks_options_parse(text, o, why, sizeof(why));
+
+	if (r < 0) {
+		r = fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
+		goto out;
+	}
+	o->readonly = o->readonly || read_only;
+	luks_options_format(o, out, size);
+out:
+	return r;
+}
+
+static void describe_volume(struct plan_step *step, const char *role, const struct part *part,
+			    const struct disk *disk)
+{
+	char label[LABEL_SHOWN];
+	struct text t;
+
+	text_init(&t, step->prompt, sizeof(step->prompt));
+	text_add(&t, "%s (partition %u", role, part->number);
+	if (part->label[0])
+		text_add(&t, " '%s'", label_shown(part->label, label));
+	text_add(&t, " of %s)", disk->path);
+	text_mark_cut(&t);
+}
+
+static int set_key(struct planner *p, struct plan_step *step, const struct luks_volume *v)
+{
+	const char *spec = v && v->key ? v->key : p->opts->luks.key;
+	int r = 0;
+
+	if (spec && luks_key_parse(spec, step->key_file, sizeof(step->key_file), step->key_device,
+				   sizeof(step->key_device)) < 0)
+		r = fail(p, -EINVAL, "rd.luks.key=%s: not a key file path (PATH[:DEVICE]) that fits "
+			 "the plan", spec);
+	return r;
+}
+
+/* A name unlocked twice would make the second unlock fail at boot: say so now. */
+static int check_name_free(struct planner *p, const char *mapper)
+{
+	const struct plan *plan = p->plan;
+
+	for (size_t i = 0; i < plan->n_steps; i++)
+		if ((plan->steps[i].op == OP_UNLOCK || plan->steps[i].op == OP_VERITY) &&
+		    streq(plan->steps[i].target, mapper))
+			return fail(p, -EINVAL, "two devices would be %s: give one of them another name "
+				    "with rd.luks.name=", mapper);
+	return 0;
+}
+
+/* Unlocks part as /dev/mapper/NAME (rd.luks.name='s, else default_name) into mapper. */
+static int add_unlock(struct planner *p, const struct part *part, const struct disk *disk,
+		      const char *spec, const char *role, const char *default_name, bool read_only,
+		      char *mapper, size_t mapper_size, bool *optional)
+{
+	const struct luks_volume *v = volume_of(p, part);
+	struct luks_options o;
+	char source[PLAN_PATH];
+	char name[DM_NAME_MAX];
+	struct plan_step *step = NULL;
+	int r = 0;
+
+	if (v && v->name)
+		volume_name(v, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s", default_name);
+	snprintf(mapper, mapper_size, MAPPER_DIR "%s", name);
+	if (spec)
+		r = copy_field(p, source, sizeof(source), spec, "device");
+	else
+		r = discovered_source(p, part, source, sizeof(source));
+	if (r == 0)
+		r = check_name_free(p, mapper);
+	if (r == 0)
+		r = add_step(p, OP_UNLOCK, source, mapper, "", part, &step);
+	if (r == 0)
+		r = effective_options(p, v, read_only, &o, step->options, sizeof(step->options));
+	if (r == 0)
+		r = set_key(p, step, v);
+	if (r < 0)
+		goto out;
+	describe_volume(step, role, part, disk);
+	step->optional = *optional || o.nofail;
+	*optional = step->optional;
+	if (spec)
+		step_reason(step, "%s: %s is encrypted (LUKS %s)", role, spec, part->fsuuid);
+	else
+		step_reason(step, "%s: discovered partition %u of %s is encrypted (LUKS %s)", role,
+			    part->number, disk->path, part->fsuuid);
+out:
+	return r;
+}
+
+static int refuse_locked(struct planner *p, const struct part *part, const char *role)
+{
+	return fail(p, -EPERM, "%s partition %u is encrypted (LUKS) and rd.luks=no leaves it "
+		    "locked: boot without rd.luks=no", role, part->number);
+}
+
+int luks_mount_source(struct planner *p, const struct part *part, const struct disk *disk,
+		      const char *spec, const char *role, const char *name, bool read_only,
+		      struct luks_mount *out)
+{
+	bool optional = false;
+	int r = 0;
+
+	out->unlocked = false;
+	if (!part_is_luks(part))
+		goto out;
+	if (!p->opts->luks.enabled) {
+		r = refuse_locked(p, part, role);
+		goto out;
+	}
+	r = add_unlock(p, part, disk, spec, role, name, read_only, out->mapper,
+		       sizeof(out->mapper), &optional);
+	out->unlocked = r == 0;
+out:
+	return r;
+}
+
+int luks_role_source(struct planner *p, const struct part *part, enum dps_role role,
+		     bool read_only, bool *optional, struct luks_mount *out)
+{
+	int r = 0;
+
+	out->unlocked = false;
+	if (!part_is_luks(part))
+		goto out;
+	if (!p->opts->luks.enabled) {
+		note(p, "partition %u (%s) not used: it is encrypted (LUKS) and rd.luks=no leaves it "
+		     "locked", part->number, dps_role_name(role));
+		goto out;
+	}
+	/* systemd's gpt-auto names are the roles' */
+	r = add_unlock(p, part, p->disk, NULL, dps_role_name(role), dps_role_name(role),
+		       read_only, out->mapper, sizeof(out->mapper), optional);
+	out->unlocked = r == 0;
+out:
+	return r;
+}
+
+static bool already_unlocked(const struct planner *p, const struct part *part)
+{
+	const struct plan *plan = p->plan;
+
+	for (size_t i = 0; i < plan->n_steps; i++)
+		if (plan->steps[i].op == OP_UNLOCK && plan->steps[i].part == part)
+			return true;
+	return false;
+}
+
+/* rd.luks.uuid= and rd.luks.name= volumes that no mount of the plan unlocked. */
+int add_listed_volumes(struct planner *p)
+{
+	const struct luks_cmdline *l = &p->opts->luks;
+	char spec[sizeof("UUID=") + UUID_STR_LEN];
+	char name[DM_NAME_MAX];
+	char mapper[PLAN_PATH];
+	int r = 0;
+
+	for (size_t i = 0; l->enabled && i < l->n_volumes && r == 0; i++) {
+		const struct luks_volume *v = &l->volumes[i];
+		const struct part *part = NULL;
+		const struct disk *disk = NULL;
+		bool optional = false;
+
+		if (!v->listed)
+			continue;
+		snprintf(spec, sizeof(spec), "UUID=%s", v->uuid);
+		r = disk_set_find(p->disks, spec, &part, &disk);
+		if (r == 0 && !part_is_luks(part)) {
+			note(p, "rd.luks.uuid=%s: partition %u of %s has this UUID but holds %s, not "
+			     "LUKS: not unlocked", v->uuid, part->number, disk->path,
+			     part->fstype[0] ? part->fstype : "nothing recognised");
+			continue;
+		}
+		if (r == -ENOTUNIQ) {
+			r = fail(p, -ENOTUNIQ, "rd.luks.uuid=%s: several partitions carry this LUKS "
+				 "UUID (a cloned disk?): refusing to pick one", v->uuid);
+			continue;
+		}
+		if (r < 0) {
+			note(p, "rd.luks.uuid=%s: no such LUKS device: not unlocked", v->uuid);
+			r = 0;
+			continue;
+		}
+		if (already_unlocked(p, part))
+			continue;
+		volume_name(v, name, sizeof(name));
+		r = add_unlock(p, part, disk, spec, name, name, false, mapper, sizeof(mapper),
+			       &optional);
+	}
+	return r;
+}

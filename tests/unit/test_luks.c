@@ -1,0 +1,121 @@
+/* crypttab's options and rd.luks.key='s specs (init/luks.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "luks.h"
+
+static struct luks_options o;
+static char why[256];
+
+static void test_defaults(void **state)
+{
+	char text[256];
+
+	assert_int_equal(luks_options_parse(NULL, &o, why, sizeof(why)), 0);
+	assert_int_equal(o.tries, LUKS_DEFAULT_TRIES);
+	assert_int_equal(o.keyfile_timeout_sec, -1);
+	assert_int_equal(o.timeout_sec, 0);
+	assert_false(o.readonly || o.discard || o.headless || o.nofail);
+	luks_options_format(&o, text, sizeof(text));
+	assert_string_equal(text, "");
+	(void)state;
+}
+
+static void test_words(void **state)
+{
+	char text[256];
+
+	assert_int_equal(luks_options_parse("discard,read-only,no-read-workqueue,no-write-workqueue,"
+					    "tries=0,timeout=1min,keyfile-timeout=10s,"
+					    "keyfile-offset=512,keyfile-size=64,headless=yes,nofail,"
+					    "luks,x-initrd.attach,,same-cpu-crypt,password-echo=no",
+					    &o, why, sizeof(why)), 0);
+	assert_true(o.discard && o.readonly && o.no_read_workqueue && o.no_write_workqueue);
+	assert_true(o.headless && o.nofail);
+	assert_int_equal(o.tries, 0);
+	assert_int_equal(o.timeout_sec, 60);
+	assert_int_equal(o.keyfile_timeout_sec, 10);
+	assert_int_equal(o.keyfile_offset, 512);
+	assert_int_equal(o.keyfile_size, 64);
+	assert_string_equal(o.unknown, "same-cpu-crypt,password-echo=no");
+	luks_options_format(&o, text, sizeof(text));
+	assert_string_equal(text, "readonly,discard,no-read-workqueue,no-write-workqueue,headless,"
+				  "nofail,tries=0,timeout=60s,keyfile-timeout=10s,keyfile-offset=512,"
+				  "keyfile-size=64");
+	/* the canonical words read back the same */
+	assert_int_equal(luks_options_parse(text, &o, why, sizeof(why)), 0);
+	assert_string_equal(o.unknown, "");
+	assert_int_equal(luks_options_parse("headless=no", &o, why, sizeof(why)), 0);
+	assert_false(o.headless);
+	(void)state;
+}
+
+static void test_malformed_values(void **state)
+{
+	static const char *const bad[] = {
+		"tries=", "tries=x", "tries=-1", "tries=99999999999", "timeout=soon", "discard=1",
+		"keyfile-offset=0x10", "keyfile-size", "headless=maybe", "keyfile-timeout=",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		if (luks_options_parse(bad[i], &o, why, sizeof(why)) != -EINVAL)
+			fail_msg("%s was taken", bad[i]);
+		assert_non_null(strstr(why, "LUKS option"));
+	}
+	(void)state;
+}
+
+static void test_unknown_words_are_cut_not_overflowed(void **state)
+{
+	char many[1024] = "";
+
+	for (int i = 0; i < 60; i++)
+		strcat(many, "unknown-word,");
+	assert_int_equal(luks_options_parse(many, &o, why, sizeof(why)), 0);
+	assert_true(strlen(o.unknown) < sizeof(o.unknown));
+	(void)state;
+}
+
+static void test_key_specs(void **state)
+{
+	char path[32], device[32];
+
+	assert_int_equal(luks_key_parse("/etc/root.key", path, sizeof(path), device, sizeof(device)), 0);
+	assert_string_equal(path, "/etc/root.key");
+	assert_string_equal(device, "");
+	assert_int_equal(luks_key_parse("/k:LABEL=usb", path, sizeof(path), device, sizeof(device)), 0);
+	assert_string_equal(path, "/k");
+	assert_string_equal(device, "LABEL=usb");
+	assert_int_equal(luks_key_parse("/a:b/k:/dev/sdb1", path, sizeof(path), device,
+					 sizeof(device)), 0);
+	assert_string_equal(path, "/a:b/k");
+	assert_string_equal(device, "/dev/sdb1");
+	assert_int_equal(luks_key_parse("/k:", path, sizeof(path), device, sizeof(device)), 0);
+	assert_string_equal(path, "/k:");
+	assert_int_equal(luks_key_parse("k", path, sizeof(path), device, sizeof(device)), -EINVAL);
+	assert_int_equal(luks_key_parse(NULL, path, sizeof(path), device, sizeof(device)), -EINVAL);
+	assert_int_equal(luks_key_parse("/a-path-longer-than-the-buffer-is", path, sizeof(path), device,
+					sizeof(device)), -ENAMETOOLONG);
+	assert_int_equal(luks_key_parse("/k:UUID=0123456789abcdef0123456789abcdef", path,
+					sizeof(path), device, sizeof(device)), -ENAMETOOLONG);
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_malformed_values),
+		cmocka_unit_test(test_unknown_words_are_cut_not_overflowed),
+		cmocka_unit_test(test_key_specs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
