@@ -1,6 +1,6 @@
 /* The "real init" of the boot-test images: reports what earlymount handed over (pid, uptime,
- * command line, mounts, earlymount's timings, argv, the file-hierarchy skeleton) on the
- * console, then powers off. With probe.write on the kernel command line it first reports the
+ * command line, mounts, active swap, earlymount's timings, argv, the file-hierarchy skeleton)
+ * on the console, then powers off. With probe.write on the kernel command line it first reports the
  * markers a previous boot left in /, /etc and /var, then writes its own there (the volatile
  * tests: the disk must not change, a second boot must see nothing).
  * Depends on nothing but the kernel: it mounts /proc itself, and says so, when it is absent. */
@@ -218,6 +218,29 @@ static void emit_lines(const char *path, char *buf, size_t size)
 		emit("  %s\n", line);
 }
 
+/* "swaps:" and each active swap device of /proc/swaps, without its header line, as
+ * "  FILENAME TYPE": "  /dev/vda2 partition", or "  (none)". */
+static void emit_swaps(char *buf, size_t size)
+{
+	char *line, *save = NULL;
+	bool any = false;
+
+	emit("swaps:\n");
+	if (read_file("/proc/swaps", buf, size) == 0) {
+		line = strtok_r(buf, "\n", &save); /* "Filename Type Size Used Priority" */
+		while ((line = strtok_r(NULL, "\n", &save))) {
+			char name[256], type[32];
+
+			if (sscanf(line, "%255s %31s", name, type) != 2)
+				continue;
+			emit("  %s %s\n", name, type);
+			any = true;
+		}
+	}
+	if (!any)
+		emit("  (none)\n");
+}
+
 static void emit_first_line(const char *key, const char *path, char *buf, size_t size)
 {
 	int r = read_file(path, buf, size);
@@ -251,6 +274,7 @@ static void report_build(int argc, char **argv)
 		write_markers(buf);
 	emit("mountinfo:\n");
 	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
+	emit_swaps(buf, sizeof(buf));
 	emit("timings:\n");
 	emit_lines("/run/earlymount/timings", buf, sizeof(buf));
 	/* the A/B fallback's record, when a newer version was passed over */
