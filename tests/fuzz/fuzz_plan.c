@@ -326,8 +326,20 @@ static void check_rules(const struct plan *plan, const struct disk_set *set,
 		const struct disk *disk;
 		bool named;
 
+		if (s->op == OP_UNLOCK)
+			FUZZ_CHECK(s->part && strcmp(s->part->fstype, "crypto_LUKS") == 0 &&
+				   strncmp(s->target, "/dev/mapper/", 12) == 0 &&
+				   (!(s->part->flags & GPT_FLAG_READ_ONLY) || !disk_of(set, s->part) ||
+				    strcmp(disk_of(set, s->part)->pttype, "gpt") != 0 ||
+				    !dps_type_from_uuid(s->part->type) ||
+				    !dps_role_honours_read_only(dps_type_from_uuid(s->part->type)->role) ||
+				    strstr(s->options, "readonly")),
+				   "unlock step %zu: not a LUKS partition, not a mapper device, or bit 60 "
+				   "without readonly ('%s')", i, s->options);
 		if (!s->part || (s->op != OP_MOUNT && s->op != OP_SWAPON))
 			continue;
+		FUZZ_CHECK(strcmp(s->part->fstype, "crypto_LUKS") != 0,
+			   "step %zu mounts the LUKS partition %u itself", i, s->part->number);
 		for (size_t j = 0; j < i; j++)
 			FUZZ_CHECK(plan->steps[j].part != s->part ||
 				   (plan->steps[j].op != OP_MOUNT && plan->steps[j].op != OP_SWAPON),
