@@ -1,6 +1,7 @@
 # earlymount — static PID-1 helper for initramfs images.
 # `make` builds build/x86_64/earlymount and build/aarch64/earlymount (static).
 # `make check` runs the unit tests (ASan+UBSan), the plan tests and the QEMU scenarios.
+# `make` also builds build/<arch>/earlymount-luks, the LUKS helper (`make luks` alone).
 
 VERSION := 0.1.0
 ARCHES  := x86_64 aarch64
@@ -37,8 +38,9 @@ kmod_inc   = $(KMOD_ROOT)/$(1)
 zstd_lib   = $(ZSTD_ROOT)/$(1)/lib/libzstd.a
 sys_libs   = $(foreach l,blkid lzma,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
 
-.PHONY: all deps size check check-unit check-plan check-qemu demo clean distclean
-all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount)
+.PHONY: all luks deps size check check-unit check-plan check-qemu demo clean distclean
+all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount) luks
+luks: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount-luks)
 
 deps:
 	@sh .ci/deps
@@ -183,6 +185,10 @@ $(BUILD)/$(1)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(1))
 $(BUILD)/$(1)/earlymount: $(patsubst init/%.c,$(BUILD)/$(1)/obj/%.o,$(SRCS)) $(call kmod_lib,$(1)) $(call zstd_lib,$(1))
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
 
+# The LUKS helper: one source of its own, and none of earlymount's objects.
+$(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c include/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
+	@mkdir -p $$(@D)
+	$(call say,CCLD,$$@) $(CC_$(1)) $(ALL_CFLAGS) -I$(CRYPTSETUP_ROOT)/src/lib $(STATIC_LDFLAGS) -o $$@ $$< $(call luks_libs,$(1))
 endef
 $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 
@@ -197,6 +203,7 @@ $(foreach a,$(ARCHES),$(eval $(call probe_rules,$(a))))
 size: all
 	@for a in $(ARCHES); do \
 		printf '%-8s %8d bytes (static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount); \
+		printf '%-8s %8d bytes (earlymount-luks, static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount-luks); \
 	done
 
 # ---- issue 8 (sizes): an optional build against musl, `make LIBC=musl` ----
