@@ -42,6 +42,8 @@ struct builder {
 	struct name_list omitted; /* default modules left out (--omit) */
 	struct name_list adds; /* "SRC:DEST" */
 	uint32_t mtime;
+	bool luks;               /* --luks: the LUKS helper and its modules */
+	const char *luks_helper; /* --luks-helper, or NULL: the one beside /init */
 
 	char kver[NAME_MAX + 1];
 	struct kmod_ctx *kmod;
@@ -51,6 +53,10 @@ struct builder {
 	struct name_list absent;
 	char staging[PATH_MAX];
 	uint64_t init_size;
+	char luks_helper_found[PATH_MAX]; /* the helper put in the image */
+	uint64_t luks_helper_size;
+	/* LUKS_MODULES: in the image, built into the kernel, neither */
+	size_t n_luks_modules, n_luks_builtin, n_luks_absent;
 	size_t n_files; /* files and symlinks put in the archive by initramfs_add_tree */
 	size_t n_added; /* of those, from --add */
 	bool indexes_copied;
@@ -68,6 +74,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv);
 /* initramfs_elf.c */
 int elf_file_arch(const char *path, enum arch *arch);
 int initramfs_check_init(struct builder *b, const char *init);
+int initramfs_check_luks_helper(struct builder *b, const char *path);
 
 /* initramfs_modules.c */
 int initramfs_open_kmod(struct builder *b);

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "initramfs.h"
 #include "log.h"
+#include "luks_helper.h"
 #include "util.h"
 
 int name_list_add(struct name_list *list, const char *name)
@@ -104,6 +106,12 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 					     : "regenerated with depmod");
 	format_size(b->init_size, size, sizeof(size));
 	printf("/init: %s (%s, %s)\n", init, arch_name(b->arch), size);
+	if (b->luks) {
+		format_size(b->luks_helper_size, size, sizeof(size));
+		printf("LUKS helper: %s (%s, %s) as %s; its modules: %zu in the image, %zu built in, %zu not in this kernel\n",
+		       b->luks_helper_found, arch_name(b->arch), size, LUKS_HELPER_PATH, b->n_luks_modules,
+		       b->n_luks_builtin, b->n_luks_absent);
+	}
 	if (b->adds.n)
 		printf("extra files: %zu (from %zu --add)\n", b->n_added, b->adds.n);
 	printf("wrote %s: %" PRIu64 " bytes (%s), %" PRIu64 " bytes uncompressed\n", b->output,
@@ -128,6 +136,40 @@ static int check_compressors(const struct builder *b)
 	return r;
 }
 
+/* --luks-helper, or the helper beside the /init binary: the build directory of that
+ * architecture, or the directory earlymount is installed in. */
+static int find_luks_helper(struct builder *b, const char *init)
+{
+	const char *name = strrchr(LUKS_HELPER_PATH, '/') + 1;
+	char self[PATH_MAX];
+	const char *slash;
+	ssize_t n;
+	int r = 0;
+
+	if (b->luks_helper) {
+		r = COPY_STR(b->luks_helper_found, b->luks_helper);
+		goto out;
+	}
+	if (!b->init) {
+		n = readlink(init, self, sizeof(self) - 1);
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+		self[n] = '\0';
+		init = self;
+	}
+	slash = strrchr(init, '/');
+	n = snprintf(b->luks_helper_found, sizeof(b->luks_helper_found), "%.*s%s",
+		     slash ? (int)(slash - init + 1) : 0, init, name);
+	if (n < 0 || (size_t)n >= sizeof(b->luks_helper_found))
+		r = -ENAMETOOLONG;
+out:
+	if (r < 0)
+		log_err("unable to find the LUKS helper beside %s: %s", init, strerror(-r));
+	return r;
+}
+
 static int build(struct builder *b)
 {
 	const char *init = b->init ? b->init : "/proc/self/exe";
@@ -141,6 +183,10 @@ static int build(struct builder *b)
 		goto out;
 	}
 	r = initramfs_check_init(b, init);
+	if (r == 0 && b->luks)
+		r = find_luks_helper(b, init);
+	if (r == 0 && b->luks)
+		r = initramfs_check_luks_helper(b, b->luks_helper_found);
 	if (r < 0) {
 		r = r == -ENOEXEC ? EXIT_USAGE : EXIT_SYSTEM;
 		goto out;

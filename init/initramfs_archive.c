@@ -12,6 +12,7 @@
 
 #include "initramfs.h"
 #include "log.h"
+#include "luks_helper.h"
 #include "util.h"
 
 /* The image's fixed skeleton. /dev/console must exist before devtmpfs is mounted: the kernel
@@ -97,6 +98,8 @@ int initramfs_add_skeleton(struct builder *b, const char *init)
 		r = cpio_add_char_dev(&b->cpio, "dev/console", 0600, CONSOLE_MAJOR, CONSOLE_MINOR);
 	if (r == 0)
 		r = cpio_add_file(&b->cpio, "init", 0755, init);
+	if (r == 0 && b->luks)
+		r = cpio_add_file(&b->cpio, LUKS_HELPER_PATH, 0755, b->luks_helper_found);
 	return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include "initramfs.h"
 #include "log.h"
+#include "luks_helper.h"
 #include "util.h"
 
 static void usage(FILE *out)
@@ -25,6 +26,10 @@ static void usage(FILE *out)
 		"  --omit NAME         a module of the default set to leave out (repeatable); it still\n"
 		"                      comes in when another module needs it\n"
 		"  --add SRC[:DEST]    a file or directory to add at DEST (repeatable)\n"
+		"  --luks              add the LUKS helper, earlymount-luks from beside the /init\n"
+		"                      binary, as " LUKS_HELPER_PATH ",\n"
+		"                      and the kernel modules it needs (those the kernel has)\n"
+		"  --luks-helper PATH  the earlymount-luks binary to add (implies --luks)\n"
 		"  --compress METHOD   the archive's compression: none (default), gzip, zstd or xz\n"
 		"  --compress-modules METHOD\n"
 		"                      the modules' compression: zstd (default, as .ko.zst), xz\n"
@@ -81,6 +86,8 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_ADD,
 		OPT_COMPRESS,
 		OPT_COMPRESS_MODULES,
+		OPT_LUKS,
+		OPT_LUKS_HELPER,
 	};
 	static const struct option longopts[] = {
 		{ "moddir", required_argument, NULL, OPT_MODDIR },
@@ -92,6 +99,8 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "add", required_argument, NULL, OPT_ADD },
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "compress-modules", required_argument, NULL, OPT_COMPRESS_MODULES },
+		{ "luks", no_argument, NULL, OPT_LUKS },
+		{ "luks-helper", required_argument, NULL, OPT_LUKS_HELPER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -141,6 +150,13 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 				log_err("--compress-modules gzip: earlymount loads .ko.zst and .ko.xz modules, not .ko.gz (none, zstd, xz)");
 				r = -EINVAL;
 			}
+			break;
+		case OPT_LUKS:
+			b->luks = true;
+			break;
+		case OPT_LUKS_HELPER:
+			b->luks = true;
+			b->luks_helper = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -117,42 +117,71 @@ out:
 	return r;
 }
 
-int initramfs_check_init(struct builder *b, const char *init)
+/* A binary the image runs: where it goes, the option that names another, what it is. */
+struct image_binary {
+	const char *as;
+	const char *option;
+	const char *program;
+	const char *if_missing; /* added to the message when the file is not there */
+};
+
+static const struct image_binary init_binary = { "/init", "--init", "earlymount", "" };
+static const struct image_binary luks_binary = {
+	"the LUKS helper", "--luks-helper", "earlymount-luks",
+	" ('make luks' builds it beside earlymount; or pass --luks-helper PATH)",
+};
+
+/* The kernel runs /init, and /init the helper, in an image without a libc: each must be a
+ * static executable of the image's architecture. */
+static int check_binary(struct builder *b, const char *path, const struct image_binary *what,
+			uint64_t *size)
 {
 	struct stat st;
 	enum arch arch;
 	bool dynamic;
 	int r;
 
-	if (stat(init, &st) < 0) {
+	if (stat(path, &st) < 0) {
 		r = -errno;
-		log_err("unable to use %s as /init: %s", init, strerror(-r));
+		log_err("unable to use %s as %s: %s%s", path, what->as, strerror(-r),
+			r == -ENOENT ? what->if_missing : "");
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		r = -ENOEXEC;
-		log_err("unable to use %s as /init: not a regular file", init);
+		log_err("unable to use %s as %s: not a regular file", path, what->as);
 		goto out;
 	}
-	b->init_size = (uint64_t)st.st_size;
-	r = elf_file_arch(init, &arch);
+	*size = (uint64_t)st.st_size;
+	r = elf_file_arch(path, &arch);
 	if (r < 0) {
-		log_err("unable to use %s as /init: %s", init,
+		log_err("unable to use %s as %s: %s", path, what->as,
 			r == -ENOEXEC ? "not an ELF executable of a known architecture" : strerror(-r));
 	} else if (arch != b->arch) {
-		log_err("%s is built for %s, but the image is for %s: pass --init with an earlymount built for %s, or --arch %s",
-			init, arch_name(arch), arch_name(b->arch), arch_name(b->arch), arch_name(arch));
+		log_err("%s is built for %s, but the image is for %s: pass %s with an %s built for %s, or --arch %s",
+			path, arch_name(arch), arch_name(b->arch), what->option, what->program,
+			arch_name(b->arch), arch_name(arch));
 		r = -ENOEXEC;
 	}
 	if (r == 0)
-		r = elf_is_dynamic(init, &dynamic);
+		r = elf_is_dynamic(path, &dynamic);
 	if (r == 0 && dynamic) {
-		log_err("%s is dynamically linked, and the initramfs holds no libraries: use the static earlymount that make builds",
-			init);
+		log_err("%s is dynamically linked, and the initramfs holds no libraries: use the static %s that make builds",
+			path, what->program);
 		r = -ENOEXEC;
 	} else if (r < 0 && r != -ENOEXEC) {
-		log_err("unable to read %s: %s", init, strerror(-r));
+		log_err("unable to read %s: %s", path, strerror(-r));
 	}
 out:
 	return r;
+}
+
+int initramfs_check_init(struct builder *b, const char *init)
+{
+	return check_binary(b, init, &init_binary, &b->init_size);
+}
+
+int initramfs_check_luks_helper(struct builder *b, const char *path)
+{
+	return check_binary(b, path, &luks_binary, &b->luks_helper_size);
 }

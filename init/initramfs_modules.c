@@ -10,6 +10,7 @@
 
 #include "initramfs.h"
 #include "log.h"
+#include "luks_helper.h"
 #include "modules.h"
 #include "util.h"
 
@@ -250,6 +251,27 @@ bool initramfs_is_default_module(const char *name)
 	return found;
 }
 
+/* What the LUKS helper's calls need; the names of other architectures (aesni_intel on
+ * arm64) and what the kernel builds in are not in the image, and not an error. */
+static int choose_luks_modules(struct builder *b)
+{
+	static const char *const names[] = { LUKS_MODULES };
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names) && r == 0; i++) {
+		r = choose_module(b, names[i]);
+		if (r == -ENOENT) {
+			b->n_luks_absent++;
+			r = 0;
+		} else if (r == 0 && name_list_has(&b->builtin, names[i])) {
+			b->n_luks_builtin++;
+		} else if (r == 0) {
+			b->n_luks_modules++;
+		}
+	}
+	return r;
+}
+
 int initramfs_choose_modules(struct builder *b)
 {
 	int r = 0;
@@ -265,6 +287,8 @@ int initramfs_choose_modules(struct builder *b)
 		if (r == -ENOENT)
 			r = name_list_add(&b->absent, dm->name);
 	}
+	if (r >= 0 && b->luks)
+		r = choose_luks_modules(b);
 	for (size_t i = 0; i < b->extra_modules.n && r >= 0; i++) {
 		r = choose_module(b, b->extra_modules.names[i]);
 		if (r == -ENOENT)
