@@ -379,6 +379,12 @@ check-plan: deps all
 check-qemu: deps all
 	@sh qemu/run-scenarios $(BUILD)
 
+# earlymount-luks on real LUKS2 images, in QEMU on both arches (about 1.5 minutes).
+.PHONY: check-luks
+check-luks: deps all
+	@sh tests/luks/run $(BUILD)
+check: check-luks
+
 check: check-unit check-plan check-qemu
 
 demo: deps all
