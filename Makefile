@@ -1,6 +1,7 @@
 # earlymount — static PID-1 helper for initramfs images.
 # `make` builds build/x86_64/earlymount and build/aarch64/earlymount (static).
 # `make check` runs the unit tests (ASan+UBSan), the plan tests and the QEMU scenarios.
+# `make` also builds build/<arch>/earlymount-luks, the LUKS helper (`make luks` alone).
 
 VERSION := 0.1.0
 ARCHES  := x86_64 aarch64
@@ -8,6 +9,9 @@ BUILD   ?= build
 # libkmod and libzstd are built once per arch and shared by every BUILD directory.
 KMOD_ROOT ?= build/kmod
 ZSTD_ROOT ?= build/zstd
+# So are libcryptsetup and libdevmapper, for the LUKS helper alone.
+CRYPTSETUP_ROOT ?= build/cryptsetup
+LVM2_ROOT       ?= build/lvm2
 
 TRIPLET_x86_64  := x86_64-linux-gnu
 TRIPLET_aarch64 := aarch64-linux-gnu
@@ -34,8 +38,9 @@ kmod_inc   = $(KMOD_ROOT)/$(1)
 zstd_lib   = $(ZSTD_ROOT)/$(1)/lib/libzstd.a
 sys_libs   = $(foreach l,blkid lzma,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
 
-.PHONY: all deps size check check-unit check-plan check-qemu demo clean distclean
-all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount)
+.PHONY: all luks deps size check check-unit check-plan check-qemu demo clean distclean
+all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount) luks
+luks: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount-luks)
 
 deps:
 	@sh .ci/deps
@@ -97,6 +102,81 @@ $(call zstd_lib,$(1)): $(ZSTD_ROOT)/src/.fetched
 endef
 $(foreach a,$(ARCHES),$(eval $(call zstd_rules,$(a))))
 
+# ---- libcryptsetup and libdevmapper, for earlymount-luks alone ----
+# Debian ships no libcryptsetup.a or libdevmapper.a (libjson-c.a and libuuid.a it does:
+# libjson-c-dev, uuid-dev). Both are built once per arch from Debian's source packages,
+# out of tree, into $(CRYPTSETUP_ROOT)/<arch> and $(LVM2_ROOT)/<arch>: of lvm2 only libdm,
+# without udev synchronisation (the helper waits for no udev); cryptsetup's library alone,
+# with the kernel's crypto API (AF_ALG) as crypto backend instead of OpenSSL, and its own
+# argon2. The helper is a static glibc binary like earlymount, and a static binary runs in
+# any initramfs, so there is no musl build of it. Built once, like $(KMOD_ROOT): after
+# changing a flag below, remove $(CRYPTSETUP_ROOT)/<arch> or $(LVM2_ROOT)/<arch>.
+# -Os: the x86-64 helper is 36 KiB smaller than with -O2 (1,307,368 bytes against 1,344,136).
+LUKS_LIB_CFLAGS ?= -Os -ffunction-sections -fdata-sections
+# argon2 keeps upstream's -O3: its time is the unlock's time (LUKS2 sizes argon2id's cost for
+# about 2 s on the machine that formatted the disk, with an -O3 argon2).
+ARGON2_CFLAGS   ?= -O3 -ffunction-sections -fdata-sections
+LVM2_CONF := --enable-static_link --with-symvers=no --disable-selinux --disable-blkid_wiping \
+	--disable-readline --disable-editline --disable-systemd-journal --disable-app-machineid \
+	--disable-nls --with-optimisation="$(LUKS_LIB_CFLAGS)" \
+	ac_cv_func_malloc_0_nonnull=yes ac_cv_func_realloc_0_nonnull=yes
+# configure checks for popt even when no tool is built: the cache variable answers for it.
+CRYPTSETUP_CONF := --enable-static --disable-shared --with-crypto_backend=kernel --enable-internal-argon2 \
+	--disable-blkid --disable-udev --disable-selinux --disable-nls --disable-asciidoc \
+	--disable-ssh-token --disable-external-tokens --disable-cryptsetup --disable-veritysetup \
+	--disable-integritysetup ac_cv_lib_popt_poptConfigFileToString=yes
+CRYPTSETUP_CONF_x86_64  := --enable-internal-sse-argon2
+CRYPTSETUP_CONF_aarch64 :=
+
+dm_lib     = $(LVM2_ROOT)/$(1)/libdm/ioctl/libdevmapper.a
+cs_lib     = $(CRYPTSETUP_ROOT)/$(1)/.libs/libcryptsetup.a
+luks_libs  = $(call cs_lib,$(1)) $(call dm_lib,$(1)) \
+	$(foreach l,json-c uuid,/usr/lib/$(TRIPLET_$(1))/lib$(l).a) -lm
+luks_pkgconfig = PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET_$(1))/pkgconfig:/usr/share/pkgconfig
+# configure's chatter goes to a log, shown on failure.
+luks_log = >$(abspath $(1)).log 2>&1 || { tail -n 40 $(abspath $(1)).log; exit 1; }
+
+# `apt-get source PACKAGE` into ROOT/src.
+define apt_source # PACKAGE ROOT
+	@echo "$(1): fetching Debian's $(1) source package into $(2)/src"
+	@rm -rf $(2)/src $(2)/dl && mkdir -p $(2)/dl
+	@cd $(2)/dl && apt-get source -qq $(1) >/dev/null 2>&1 || { echo "$(1): 'apt-get source $(1)' failed; run .ci/deps as root"; exit 1; }
+	@mv $(2)/dl/$(1)-*/ $(2)/src && rm -rf $(2)/dl
+endef
+
+# Debian's orig tarball of cryptsetup is a git snapshot: no configure until autogen.sh
+# (autopoint, gettext) has run.
+$(CRYPTSETUP_ROOT)/src/.fetched:
+	$(call apt_source,cryptsetup,$(CRYPTSETUP_ROOT))
+	@cd $(CRYPTSETUP_ROOT)/src && ./autogen.sh $(call luks_log,$(CRYPTSETUP_ROOT)/autogen)
+	@touch $@
+
+$(LVM2_ROOT)/src/.fetched:
+	$(call apt_source,lvm2,$(LVM2_ROOT))
+	@touch $@
+
+define luks_lib_rules
+$(call dm_lib,$(1)): $(LVM2_ROOT)/src/.fetched
+	@echo "lvm2: building static libdevmapper for $(1)"
+	@rm -rf $(LVM2_ROOT)/$(1) && mkdir -p $(LVM2_ROOT)/$(1)
+	@cd $(LVM2_ROOT)/$(1) && $(call luks_pkgconfig,$(1)) $(abspath $(LVM2_ROOT)/src)/configure \
+		--host=$(TRIPLET_$(1)) CC=$(CC_$(1)) $(LVM2_CONF) $(call luks_log,$(LVM2_ROOT)/$(1)/configure)
+	+@$(MAKE) -s -C $(LVM2_ROOT)/$(1)/libdm ioctl/libdevmapper.a $(call luks_log,$(LVM2_ROOT)/$(1)/make)
+
+$(call cs_lib,$(1)): $(CRYPTSETUP_ROOT)/src/.fetched $(LVM2_ROOT)/src/.fetched $(call dm_lib,$(1))
+	@echo "cryptsetup: building static libcryptsetup for $(1)"
+	@rm -rf $(CRYPTSETUP_ROOT)/$(1) && mkdir -p $(CRYPTSETUP_ROOT)/$(1)
+	@cd $(CRYPTSETUP_ROOT)/$(1) && $(call luks_pkgconfig,$(1)) $(abspath $(CRYPTSETUP_ROOT)/src)/configure \
+		--host=$(TRIPLET_$(1)) CC=$(CC_$(1)) CFLAGS="$(LUKS_LIB_CFLAGS)" $(CRYPTSETUP_CONF) $(CRYPTSETUP_CONF_$(1)) \
+		CPPFLAGS="-I$(abspath $(LVM2_ROOT)/src/libdm)" DEVMAPPER_CFLAGS="-I$(abspath $(LVM2_ROOT)/src/libdm)" \
+		DEVMAPPER_LIBS="-L$(abspath $(LVM2_ROOT)/$(1)/libdm/ioctl) -ldevmapper -lm" \
+		$(call luks_log,$(CRYPTSETUP_ROOT)/$(1)/configure)
+	+@$(MAKE) -s -C $(CRYPTSETUP_ROOT)/$(1) libargon2.la CFLAGS="$(ARGON2_CFLAGS)" \
+		$(call luks_log,$(CRYPTSETUP_ROOT)/$(1)/make-argon2)
+	+@$(MAKE) -s -C $(CRYPTSETUP_ROOT)/$(1) libcryptsetup.la $(call luks_log,$(CRYPTSETUP_ROOT)/$(1)/make)
+endef
+$(foreach a,$(ARCHES),$(eval $(call luks_lib_rules,$(a))))
+
 # ---- the static binaries ----
 define arch_rules
 $(BUILD)/$(1)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(1))
@@ -105,6 +185,11 @@ $(BUILD)/$(1)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(1))
 
 $(BUILD)/$(1)/earlymount: $(patsubst init/%.c,$(BUILD)/$(1)/obj/%.o,$(SRCS)) $(call kmod_lib,$(1)) $(call zstd_lib,$(1))
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
+
+# The LUKS helper: one source of its own, and none of earlymount's objects.
+$(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c include/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
+	@mkdir -p $$(@D)
+	$(call say,CCLD,$$@) $(CC_$(1)) $(ALL_CFLAGS) -I$(CRYPTSETUP_ROOT)/src/lib $(STATIC_LDFLAGS) -o $$@ $$< $(call luks_libs,$(1))
 endef
 $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 
@@ -119,6 +204,7 @@ $(foreach a,$(ARCHES),$(eval $(call probe_rules,$(a))))
 size: all
 	@for a in $(ARCHES); do \
 		printf '%-8s %8d bytes (static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount); \
+		printf '%-8s %8d bytes (earlymount-luks, static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount-luks); \
 	done
 
 # ---- issue 8 (sizes): an optional build against musl, `make LIBC=musl` ----
@@ -294,16 +380,22 @@ check-plan: deps all
 check-qemu: deps all
 	@sh qemu/run-scenarios $(BUILD)
 
+# earlymount-luks on real LUKS2 images, in QEMU on both arches (about 1.5 minutes).
+.PHONY: check-luks
+check-luks: deps all
+	@sh tests/luks/run $(BUILD)
+check: check-luks
+
 check: check-unit check-plan check-qemu
 
 demo: deps all
 	@sh qemu/demo $(BUILD)
 
 clean:
-	rm -rf $(filter-out $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT),$(wildcard $(BUILD)/*))
+	rm -rf $(filter-out $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT),$(wildcard $(BUILD)/*))
 
 distclean:
-	rm -rf $(BUILD) $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT)
+	rm -rf $(BUILD) $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT)
 
 # ---- issue 6 (hooks): install layout, generator hooks, man page ----
 # `make install DESTDIR=… PREFIX=…`: the binary for host use and as the generators' /init,

@@ -64,11 +64,14 @@ build_initramfs() { # ARCH [VARIANT]
 	default) set -- "$1" ;;
 	shell) set -- "$1" --add "$(extras_dir "$1")/busybox:/bin/sh" ;;
 	nodriver) set -- "$1" --omit virtio_blk ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver)"; return 1 ;;
+	# the LUKS helper beside $lib_em, and its modules
+	luks) set -- "$1" --luks ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks)"; return 1 ;;
 	esac
-	# Cached while neither the /init binary nor the builder (the host binary) changed.
+	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
-		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] && return 0
+		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
+		{ [ "$lib_variant" != luks ] || [ "$lib_img" -nt "$build/$1/earlymount-luks" ]; } && return 0
 	lib_arch=$1
 	shift
 	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$lib_arch")" --init "$lib_em" \

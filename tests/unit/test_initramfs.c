@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "cpio.h"
 #include "dps.h"
+#include "luks_helper.h"
 #include "util.h"
 
 #define KVER "9.9.9-test"
@@ -465,6 +466,56 @@ static void test_refusals(void **state)
 	assert_int_equal(access(out_path, F_OK), -1);
 }
 
+/* --luks puts the helper beside /init (or --luks-helper) into the image, checked as /init is;
+ * the LUKS modules this kernel lacks (all of them here) are no error. */
+static void test_luks_helper(void **state)
+{
+	const char *entry = LUKS_HELPER_PATH + 1;
+	char beside[300];
+	const char *h;
+	size_t size;
+	char *buf;
+
+	if (!have_depmod)
+		skip();
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--luks-helper",
+			     static_elf, NULL),
+			 0);
+	buf = read_file(out_path, &size);
+	h = find_entry(buf, size, entry);
+	assert_non_null(h);
+	assert_int_equal(hex_field(h, 1), S_IFREG | 0755);
+	assert_int_equal(hex_field(h, 6), 64);
+	free(buf);
+	/* without --luks, no helper */
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, NULL), 0);
+	buf = read_file(out_path, &size);
+	assert_null(find_entry(buf, size, entry));
+	free(buf);
+	/* --luks alone: earlymount-luks beside the /init binary */
+	snprintf(beside, sizeof(beside), "%s/earlymount-luks", root);
+	unlink(beside);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--luks", NULL),
+			 EXIT_SYSTEM);
+	write_elf(beside, false);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--luks", NULL), 0);
+	buf = read_file(out_path, &size);
+	assert_non_null(find_entry(buf, size, entry));
+	free(buf);
+	unlink(beside);
+	/* the helper runs in the image as /init does: static, of the image's machine */
+	assert_int_equal(run("--moddir", moddir, "-o", out_path2, "--init", static_elf, "--luks-helper",
+			     dynamic_elf, NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path2, "--init", static_elf, "--luks-helper",
+			     text_file, NULL),
+			 EXIT_USAGE);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path2, "--init", static_elf, "--luks-helper",
+			     "/nonexistent", NULL),
+			 EXIT_SYSTEM);
+	assert_int_equal(access(out_path2, F_OK), -1);
+}
+
 static void test_unwritable_output(void **state)
 {
 	if (!have_depmod)
@@ -492,6 +543,7 @@ int main(void)
 		cmocka_unit_test_setup(test_module_compression, remove_output),
 		cmocka_unit_test_setup(test_missing_compressor, remove_output),
 		cmocka_unit_test_setup(test_refusals, remove_output),
+		cmocka_unit_test_setup(test_luks_helper, remove_output),
 		cmocka_unit_test_setup(test_unwritable_output, remove_output),
 	};
 

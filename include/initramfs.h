@@ -1,0 +1,92 @@
+/* The parts of `earlymount initramfs` (init/cmd_initramfs.c, init/initramfs_*.c) share one
+ * struct builder: each step reads what the ones before it found (the kernel release, the
+ * chosen modules, the staging directory) and adds to the same archive. Not for use outside
+ * the command: its only interface is commands.h. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "compress.h"
+#include "cpio.h"
+#include "dps.h"
+
+struct kmod_ctx;
+
+struct chosen_module {
+	char *name;
+	char *path;     /* the .ko in the kernel's module directory */
+	char *relpath;  /* below the module directory: kernel/fs/ext4/ext4.ko */
+	bool requested; /* named by the default set or --module, not pulled in as a dependency */
+	uint64_t size;
+	uint64_t stored_size; /* in the image, compressed or not */
+};
+
+struct name_list {
+	char **names;
+	size_t n;
+};
+
+struct builder {
+	/* from the command line */
+	const char *moddir;
+	const char *output;
+	const char *init;
+	enum arch arch;
+	enum compression compression;
+	enum compression module_compression;
+	struct name_list extra_modules;
+	struct name_list omitted; /* default modules left out (--omit) */
+	struct name_list adds; /* "SRC:DEST" */
+	uint32_t mtime;
+	bool luks;               /* --luks: the LUKS helper and its modules */
+	const char *luks_helper; /* --luks-helper, or NULL: the one beside /init */
+
+	char kver[NAME_MAX + 1];
+	struct kmod_ctx *kmod;
+	struct chosen_module *modules;
+	size_t n_modules;
+	struct name_list builtin;
+	struct name_list absent;
+	char staging[PATH_MAX];
+	uint64_t init_size;
+	char luks_helper_found[PATH_MAX]; /* the helper put in the image */
+	uint64_t luks_helper_size;
+	/* LUKS_MODULES: in the image, built into the kernel, neither */
+	size_t n_luks_modules, n_luks_builtin, n_luks_absent;
+	size_t n_files; /* files and symlinks put in the archive by initramfs_add_tree */
+	size_t n_added; /* of those, from --add */
+	bool indexes_copied;
+	struct cpio_archive cpio;
+};
+
+/* cmd_initramfs.c */
+int name_list_add(struct name_list *list, const char *name);
+bool name_list_has(const struct name_list *list, const char *name);
+int path_join(char *out, size_t size, const char *dir, const char *name);
+
+/* initramfs_args.c: 0, 1 after --help, or -EINVAL (reported) */
+int initramfs_parse_args(struct builder *b, int argc, char **argv);
+
+/* initramfs_elf.c */
+int elf_file_arch(const char *path, enum arch *arch);
+int initramfs_check_init(struct builder *b, const char *init);
+int initramfs_check_luks_helper(struct builder *b, const char *path);
+
+/* initramfs_modules.c */
+int initramfs_open_kmod(struct builder *b);
+int initramfs_choose_modules(struct builder *b);
+bool initramfs_is_default_module(const char *name);
+
+/* initramfs_stage.c */
+int initramfs_stage_modules(struct builder *b, char *stage_dir, size_t size);
+int initramfs_remove_tree(int dirfd, const char *name);
+
+/* initramfs_archive.c */
+int initramfs_add_tree(struct builder *b, const char *src, const char *dest, bool keep_modes, bool follow);
+int initramfs_add_skeleton(struct builder *b, const char *init);
+int initramfs_add_extras(struct builder *b);
+int initramfs_write_image(struct builder *b, uint64_t *image_size, uint64_t *raw_size);

@@ -1,0 +1,187 @@
+/* `earlymount initramfs`: its command line, read into struct builder. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "initramfs.h"
+#include "log.h"
+#include "luks_helper.h"
+#include "util.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: earlymount initramfs --moddir DIR -o OUT [OPTIONS]\n"
+		"\n"
+		"Builds a reproducible initramfs whose /init is earlymount.\n"
+		"\n"
+		"  --moddir DIR        a kernel's module directory (.../lib/modules/KVER, with modules.dep)\n"
+		"  -o, --output OUT    the image to write\n"
+		"  --arch ARCH         the machine the image is for (default: %s)\n"
+		"  --init PATH         the earlymount binary to use as /init (default: this one)\n"
+		"  --module NAME       a module to add besides the default set (repeatable)\n"
+		"  --omit NAME         a module of the default set to leave out (repeatable); it still\n"
+		"                      comes in when another module needs it\n"
+		"  --add SRC[:DEST]    a file or directory to add at DEST (repeatable)\n"
+		"  --luks              add the LUKS helper, earlymount-luks from beside the /init\n"
+		"                      binary, as " LUKS_HELPER_PATH ",\n"
+		"                      and the kernel modules it needs (those the kernel has)\n"
+		"  --luks-helper PATH  the earlymount-luks binary to add (implies --luks)\n"
+		"  --compress METHOD   the archive's compression: none (default), gzip, zstd or xz\n"
+		"  --compress-modules METHOD\n"
+		"                      the modules' compression: zstd (default, as .ko.zst), xz\n"
+		"                      (.ko.xz) or none; earlymount decompresses only those it loads\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"SOURCE_DATE_EPOCH sets the timestamp of every entry (default 0). Compression runs\n"
+		"the host's gzip, zstd or xz (Debian packages gzip, zstd, xz-utils).\n",
+		arch_name(arch_native()));
+}
+
+static int parse_mtime(struct builder *b)
+{
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	unsigned long long v;
+	int r = 0;
+
+	if (!env || !*env)
+		goto out;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (errno || *end || env[0] == '-' || v > UINT32_MAX) {
+		log_err("SOURCE_DATE_EPOCH=%s is not a number of seconds that fits the cpio format", env);
+		r = -EINVAL;
+		goto out;
+	}
+	b->mtime = (uint32_t)v;
+out:
+	return r;
+}
+
+static int parse_compression(const char *name, const char *option, enum compression *c)
+{
+	int r = compress_from_name(name);
+
+	if (r < 0) {
+		log_err("%s %s: unknown compression (none, gzip, zstd, xz)", option, name);
+	} else {
+		*c = (enum compression)r;
+		r = 0;
+	}
+	return r;
+}
+
+int initramfs_parse_args(struct builder *b, int argc, char **argv)
+{
+	enum {
+		OPT_MODDIR = 256,
+		OPT_ARCH,
+		OPT_INIT,
+		OPT_MODULE,
+		OPT_OMIT,
+		OPT_ADD,
+		OPT_COMPRESS,
+		OPT_COMPRESS_MODULES,
+		OPT_LUKS,
+		OPT_LUKS_HELPER,
+	};
+	static const struct option longopts[] = {
+		{ "moddir", required_argument, NULL, OPT_MODDIR },
+		{ "output", required_argument, NULL, 'o' },
+		{ "arch", required_argument, NULL, OPT_ARCH },
+		{ "init", required_argument, NULL, OPT_INIT },
+		{ "module", required_argument, NULL, OPT_MODULE },
+		{ "omit", required_argument, NULL, OPT_OMIT },
+		{ "add", required_argument, NULL, OPT_ADD },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "compress-modules", required_argument, NULL, OPT_COMPRESS_MODULES },
+		{ "luks", no_argument, NULL, OPT_LUKS },
+		{ "luks-helper", required_argument, NULL, OPT_LUKS_HELPER },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, r = 0;
+
+	/* getopt keeps global state; start afresh so the command can run more than once */
+	optind = 0;
+	while (r == 0 && (c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_MODDIR:
+			b->moddir = optarg;
+			break;
+		case 'o':
+			b->output = optarg;
+			break;
+		case OPT_ARCH:
+			b->arch = arch_from_name(optarg);
+			if (b->arch == ARCH_INVALID) {
+				log_err("unknown architecture '%s' (x86-64, arm64, x86, arm, riscv64, ppc64le, s390x, loongarch64)",
+					optarg);
+				r = -EINVAL;
+			}
+			break;
+		case OPT_INIT:
+			b->init = optarg;
+			break;
+		case OPT_MODULE:
+			r = name_list_add(&b->extra_modules, optarg);
+			break;
+		case OPT_OMIT:
+			r = name_list_add(&b->omitted, optarg);
+			break;
+		case OPT_ADD:
+			r = name_list_add(&b->adds, optarg);
+			if (r == 0 && (optarg[0] == ':' || (strchr(optarg, ':') && !strchr(optarg, ':')[1]))) {
+				log_err("--add %s: expected SRC:DEST with both parts", optarg);
+				r = -EINVAL;
+			}
+			break;
+		case OPT_COMPRESS:
+			r = parse_compression(optarg, "--compress", &b->compression);
+			break;
+		case OPT_COMPRESS_MODULES:
+			r = parse_compression(optarg, "--compress-modules", &b->module_compression);
+			/* libkmod is built without zlib: it could not load a .ko.gz */
+			if (r == 0 && b->module_compression == COMPRESS_GZIP) {
+				log_err("--compress-modules gzip: earlymount loads .ko.zst and .ko.xz modules, not .ko.gz (none, zstd, xz)");
+				r = -EINVAL;
+			}
+			break;
+		case OPT_LUKS:
+			b->luks = true;
+			break;
+		case OPT_LUKS_HELPER:
+			b->luks = true;
+			b->luks_helper = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			r = 1;
+			break;
+		default:
+			r = -EINVAL; /* getopt said what was wrong */
+			break;
+		}
+	}
+	if (r == 0 && optind < argc) {
+		log_err("unexpected argument '%s'", argv[optind]);
+		r = -EINVAL;
+	}
+	for (size_t i = 0; r == 0 && i < b->omitted.n; i++)
+		if (!initramfs_is_default_module(b->omitted.names[i])) {
+			log_err("--omit %s: no module of that name is in the default set",
+				b->omitted.names[i]);
+			r = -EINVAL;
+		}
+	if (r == 0 && (!b->moddir || !b->output)) {
+		log_err("%s is required (see earlymount initramfs --help)", !b->moddir ? "--moddir" : "-o OUT");
+		r = -EINVAL;
+	}
+	if (r == 0)
+		r = parse_mtime(b);
+	return r;
+}

@@ -1,0 +1,285 @@
+/* earlymount-luks: unlocks one LUKS device with libcryptsetup, for earlymount's PID 1. The
+ * contract (arguments, key on stdin, exit codes) is include/luks_helper.h. A program of its
+ * own, so that earlymount itself never links libcryptsetup. */
+#include <errno.h>
+#include <libcryptsetup.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/if_alg.h>
+
+#include "luks_helper.h"
+#include "util.h"
+
+/* device-mapper's limit for a name, with its terminating NUL (DM_NAME_LEN) */
+#define DM_NAME_MAX 128
+
+static const struct activation_flag {
+	const char *option;
+	uint32_t flag;
+} activation_flags[] = {
+	{ "--readonly", CRYPT_ACTIVATE_READONLY },
+	{ "--discard", CRYPT_ACTIVATE_ALLOW_DISCARDS },
+	{ "--no-read-workqueue", CRYPT_ACTIVATE_NO_READ_WORKQUEUE },
+	{ "--no-write-workqueue", CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE },
+};
+
+struct request {
+	const char *device;
+	const char *name; /* NULL: test the key only */
+	uint32_t flags;
+};
+
+struct key {
+	char *bytes; /* mapped for LUKS_KEY_MAX + 1 bytes, so that a longer key shows */
+	size_t len;
+};
+
+/* libcryptsetup's last error message, the reason in the helper's one line. */
+static char last_error[512];
+
+static void keep_last_error(int level, const char *msg, void *data)
+{
+	char *p;
+
+	if (level != CRYPT_LOG_ERROR)
+		return;
+	COPY_STR(last_error, msg);
+	/* a message may span lines ("… cannot auto-recover LUKS2.\nPlease run …") */
+	for (p = last_error; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	while (p > last_error && p[-1] == ' ')
+		*--p = '\0';
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: earlymount-luks open DEVICE NAME [--readonly] [--discard] [--no-read-workqueue]\n"
+		     "                                        [--no-write-workqueue]\n"
+		     "       earlymount-luks test DEVICE\n"
+		     "The key is read from standard input until its end (at most %u bytes).\n",
+		LUKS_KEY_MAX);
+}
+
+static int parse_flag(const char *option, uint32_t *flags)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(activation_flags); i++)
+		if (streq(activation_flags[i].option, option)) {
+			*flags |= activation_flags[i].flag;
+			return 0;
+		}
+	fprintf(stderr, "earlymount-luks: unknown option '%s'\n", option);
+	return -EINVAL;
+}
+
+/* A name device-mapper takes, and that stays one file below /dev/mapper. */
+static int check_name(const char *name)
+{
+	if (name[0] && strlen(name) < DM_NAME_MAX && !strchr(name, '/') && !streq(name, ".") &&
+	    !streq(name, ".."))
+		return 0;
+	fprintf(stderr, "earlymount-luks: '%s' is not a device-mapper name (1 to %d characters, no '/')\n",
+		name, DM_NAME_MAX - 1);
+	return -EINVAL;
+}
+
+static int parse_args(int argc, char **argv, struct request *req)
+{
+	bool open = argc >= 4 && streq(argv[1], "open");
+	bool test = argc == 3 && streq(argv[1], "test");
+	int r = 0;
+
+	if (!open && !test) {
+		usage(stderr);
+		r = -EINVAL;
+		goto out;
+	}
+	req->device = argv[2];
+	if (open) {
+		req->name = argv[3];
+		r = check_name(req->name);
+	}
+	for (int i = 4; i < argc && r == 0; i++)
+		r = parse_flag(argv[i], &req->flags);
+out:
+	return r;
+}
+
+/* The key goes to memory that is never swapped (where mlock is allowed) and that only grows
+ * as it is written: the mapping is the largest key, its pages come with the bytes read. */
+static int read_key(struct key *key)
+{
+	size_t size = LUKS_KEY_MAX + 1;
+	ssize_t n = 0;
+	int r = 0;
+
+	key->bytes = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (key->bytes == MAP_FAILED) {
+		key->bytes = NULL;
+		r = -errno;
+		goto out;
+	}
+	(void)mlock2(key->bytes, size, MLOCK_ONFAULT);
+	(void)madvise(key->bytes, size, MADV_DONTDUMP);
+	while (key->len < size) {
+		n = read(STDIN_FILENO, key->bytes + key->len, size - key->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		key->len += (size_t)n;
+	}
+	if (n < 0)
+		r = -errno;
+	else if (key->len > LUKS_KEY_MAX)
+		r = -EFBIG;
+out:
+	return r;
+}
+
+static void wipe_key(struct key *key)
+{
+	if (!key->bytes)
+		return;
+	explicit_bzero(key->bytes, key->len);
+	munmap(key->bytes, LUKS_KEY_MAX + 1);
+	key->bytes = NULL;
+	key->len = 0;
+}
+
+/* Whether the kernel crypto API answers as libcryptsetup's kernel backend first asks it to
+ * (a sha256 hash over AF_ALG): without it, the library cannot even read a header. */
+static int probe_kernel_crypto(void)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "hash", .salg_name = "sha256" };
+	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int r = 0;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* Reports a failure to open DEVICE or load its header, and says which exit code it is.
+ * device_found: crypt_init found the device, crypt_load failed. */
+static int report_load_failure(const struct request *req, int r, bool device_found)
+{
+	int crypto = device_found ? probe_kernel_crypto() : 0;
+
+	if (crypto < 0) {
+		fprintf(stderr, "earlymount-luks: unable to read the LUKS header of %s: the kernel's crypto API "
+				"cannot hash sha256 over AF_ALG (%s): the af_alg, algif_hash and sha256 modules are needed\n",
+			req->device, strerror(-crypto));
+		return LUKS_EXIT_FAILED;
+	}
+	fprintf(stderr, "earlymount-luks: unable to read the LUKS header of %s: %s\n", req->device,
+		last_error[0] ? last_error
+		: r == -EINVAL ? "no LUKS header found"
+			       : strerror(-r));
+	return r == -ENOMEM ? LUKS_EXIT_FAILED : LUKS_EXIT_NO_HEADER;
+}
+
+/* Reports a failed activation (or key test) and says which exit code it is. */
+static int report_activation_failure(const struct request *req, int r)
+{
+	const char *reason = last_error[0] ? last_error : strerror(-r);
+	int code = LUKS_EXIT_FAILED;
+
+	if (r == -EPERM) {
+		reason = "the key opens no key slot";
+		code = LUKS_EXIT_BAD_KEY;
+	} else if (r == -EEXIST) {
+		code = LUKS_EXIT_EXISTS;
+		if (!last_error[0])
+			reason = "/dev/mapper has a device of that name already";
+	}
+	if (req->name)
+		fprintf(stderr, "earlymount-luks: unable to open %s as %s: %s\n", req->device, req->name, reason);
+	else
+		fprintf(stderr, "earlymount-luks: unable to unlock a key slot of %s: %s\n", req->device, reason);
+	return code;
+}
+
+/* Activating a LUKS2 device whose reencryption was interrupted first finishes the
+ * interrupted step on the disk: the helper writes nothing, so that is left to cryptsetup. */
+static int refuse_crashed_reencryption(struct crypt_device *cd, const struct request *req)
+{
+	if (!req->name || crypt_reencrypt_status(cd, NULL) != CRYPT_REENCRYPT_CRASH)
+		return 0;
+	fprintf(stderr, "earlymount-luks: unable to open %s as %s: its LUKS2 reencryption was interrupted, and "
+			"recovering it writes to the disk: run 'cryptsetup repair %s' from another system\n",
+		req->device, req->name, req->device);
+	return LUKS_EXIT_FAILED;
+}
+
+static int unlock(const struct request *req, const struct key *key)
+{
+	struct crypt_device *cd = NULL;
+	int code = LUKS_EXIT_OK;
+	bool device_found = false;
+	int r;
+
+	r = crypt_init(&cd, req->device);
+	if (r == 0) {
+		device_found = true;
+		r = crypt_load(cd, CRYPT_LUKS, NULL);
+	}
+	if (r < 0) {
+		code = report_load_failure(req, r, device_found);
+		goto out;
+	}
+	code = refuse_crashed_reencryption(cd, req);
+	if (code != LUKS_EXIT_OK)
+		goto out;
+	r = crypt_activate_by_passphrase(cd, req->name, CRYPT_ANY_SLOT, key->bytes, key->len, req->flags);
+	if (r < 0)
+		code = report_activation_failure(req, r);
+out:
+	crypt_free(cd);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct request req = { 0 };
+	struct key key = { 0 };
+	int code = LUKS_EXIT_USAGE;
+	int r;
+
+	if (argc == 2 && (streq(argv[1], "--help") || streq(argv[1], "-h"))) {
+		usage(stdout);
+		code = LUKS_EXIT_OK;
+		goto out;
+	}
+	if (parse_args(argc, argv, &req) < 0)
+		goto out;
+	/* the key must not reach a core file */
+	(void)prctl(PR_SET_DUMPABLE, 0);
+	r = read_key(&key);
+	if (r < 0) {
+		code = r == -EFBIG ? LUKS_EXIT_USAGE : LUKS_EXIT_FAILED;
+		if (r == -EFBIG)
+			fprintf(stderr, "earlymount-luks: the key on standard input is longer than %u bytes\n",
+				LUKS_KEY_MAX);
+		else
+			fprintf(stderr, "earlymount-luks: unable to read the key from standard input: %s\n",
+				strerror(-r));
+		goto out;
+	}
+	crypt_set_log_callback(NULL, keep_last_error, NULL);
+	/* Without metadata locks libcryptsetup also skips the automatic repair of a damaged
+	 * LUKS2 header copy (luks2_disk_metadata.c), its one write on load; and PID 1 runs no
+	 * other cryptsetup that a lock would guard against, nor needs /run/cryptsetup then. */
+	crypt_metadata_locking(NULL, 0);
+	code = unlock(&req, &key);
+out:
+	wipe_key(&key);
+	return code;
+}
