@@ -29,7 +29,10 @@ STATIC_LDFLAGS := -static -Wl,--gc-sections -s
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
-SRCS      := $(sort $(wildcard init/*.c))
+# init/luks_helper.c is the main of earlymount-luks, a program of its own: earlymount's
+# objects (and the unit tests, fuzzers and leak checks built from them) never see libcryptsetup.
+LUKS_HELPER_SRC := init/luks_helper.c
+SRCS      := $(sort $(filter-out $(LUKS_HELPER_SRC),$(wildcard init/*.c)))
 HEADERS   := $(wildcard include/*.h)
 CORE_SRCS := $(filter-out init/main.c,$(SRCS))
 
@@ -187,7 +190,7 @@ $(BUILD)/$(1)/earlymount: $(patsubst init/%.c,$(BUILD)/$(1)/obj/%.o,$(SRCS)) $(c
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
 
 # The LUKS helper: one source of its own, and none of earlymount's objects.
-$(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c include/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
+$(BUILD)/$(1)/earlymount-luks: init/luks_helper.c include/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
 	@mkdir -p $$(@D)
 	$(call say,CCLD,$$@) $(CC_$(1)) $(ALL_CFLAGS) -I$(CRYPTSETUP_ROOT)/src/lib $(STATIC_LDFLAGS) -o $$@ $$< $(call luks_libs,$(1))
 endef

@@ -8,6 +8,9 @@
  *       DEVICE as /dev/mapper/NAME
  *   earlymount-luks test DEVICE
  *       reads the key the same way and only checks that it opens a key slot
+ *   earlymount-luks check DEVICE
+ *       reads no key: only checks that DEVICE has a LUKS header libcryptsetup can use, so that
+ *       nobody is asked for a passphrase a damaged header would refuse anyway
  *
  * The key is never printed. On failure the helper writes one line to stderr (what failed,
  * libcryptsetup's reason when it gave one) and exits with one of these codes. It writes

@@ -155,6 +155,26 @@ out:
 	return r;
 }
 
+/* The header is read before anyone is asked: a damaged one would refuse every passphrase. */
+static int check_header(const struct luks_request *req, char *why, size_t why_size)
+{
+	const char *argv[] = { LUKS_HELPER_PATH, "check", req->device, NULL };
+	char msg[HELPER_MESSAGE];
+	int code = run_helper(argv, "", 0, msg, sizeof(msg));
+
+	if (code == LUKS_EXIT_OK)
+		return 0;
+	if (code == LUKS_EXIT_NO_HEADER)
+		set_why(why, why_size, "%s holds no LUKS header earlymount-luks can read: %s — the "
+			"header may be damaged; restore it from a luksHeaderBackup", req->device, msg);
+	else
+		set_why(why, why_size, "unable to read the LUKS header of %s: %s — the kernel may lack "
+			"its crypto API (af_alg, algif_hash, algif_skcipher): build the image with "
+			"earlymount initramfs --luks", req->device,
+			code < 0 ? strerror(-code) : msg[0] ? msg : "earlymount-luks failed");
+	return code < 0 ? code : code == LUKS_EXIT_NO_HEADER ? -EINVAL : -EIO;
+}
+
 /* Opens req's device with key. 0; -EPERM when the key opens no key slot; else -errno with
  * why set: what the helper said, and what to try. */
 static int try_key(const struct luks_request *req, const struct luks_options *o,
@@ -300,6 +320,9 @@ int luks_open(const struct luks_request *req, char *why, size_t why_size)
 			LUKS_HELPER_PATH);
 		goto out;
 	}
+	r = check_header(req, why, why_size);
+	if (r < 0)
+		goto out;
 	r = -ENOKEY;
 	if (req->key_file && req->key_file[0]) {
 		r = try_key_file(req, &o, key_why, sizeof(key_why));

@@ -66,12 +66,14 @@ build_initramfs() { # ARCH [VARIANT]
 	nodriver) set -- "$1" --omit virtio_blk ;;
 	# the LUKS helper beside $lib_em, and its modules
 	luks) set -- "$1" --luks ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks)"; return 1 ;;
+	# and a key file for rd.luks.key= (tests/fixtures/luks.key, the key of luks=file: disks)
+	luks-key) set -- "$1" --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks, luks-key)"; return 1 ;;
 	esac
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
-		{ [ "$lib_variant" != luks ] || [ "$lib_img" -nt "$build/$1/earlymount-luks" ]; } && return 0
+		{ [ "${lib_variant%-key}" != luks ] || [ "$lib_img" -nt "$build/$1/earlymount-luks" ]; } && return 0
 	lib_arch=$1
 	shift
 	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$lib_arch")" --init "$lib_em" \

@@ -31,6 +31,7 @@ static const struct activation_flag {
 struct request {
 	const char *device;
 	const char *name; /* NULL: test the key only */
+	bool header_only; /* check: read the header, no key */
 	uint32_t flags;
 };
 
@@ -62,6 +63,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: earlymount-luks open DEVICE NAME [--readonly] [--discard] [--no-read-workqueue]\n"
 		     "                                        [--no-write-workqueue]\n"
 		     "       earlymount-luks test DEVICE\n"
+		     "       earlymount-luks check DEVICE\n"
 		     "The key is read from standard input until its end (at most %u bytes).\n",
 		LUKS_KEY_MAX);
 }
@@ -92,9 +94,11 @@ static int parse_args(int argc, char **argv, struct request *req)
 {
 	bool open = argc >= 4 && streq(argv[1], "open");
 	bool test = argc == 3 && streq(argv[1], "test");
+	bool check = argc == 3 && streq(argv[1], "check");
 	int r = 0;
 
-	if (!open && !test) {
+	req->header_only = check;
+	if (!open && !test && !check) {
 		usage(stderr);
 		r = -EINVAL;
 		goto out;
@@ -236,7 +240,7 @@ static int unlock(const struct request *req, const struct key *key)
 		goto out;
 	}
 	code = refuse_crashed_reencryption(cd, req);
-	if (code != LUKS_EXIT_OK)
+	if (code != LUKS_EXIT_OK || req->header_only)
 		goto out;
 	r = crypt_activate_by_passphrase(cd, req->name, CRYPT_ANY_SLOT, key->bytes, key->len, req->flags);
 	if (r < 0)
@@ -262,7 +266,7 @@ int main(int argc, char **argv)
 		goto out;
 	/* the key must not reach a core file */
 	(void)prctl(PR_SET_DUMPABLE, 0);
-	r = read_key(&key);
+	r = req.header_only ? 0 : read_key(&key);
 	if (r < 0) {
 		code = r == -EFBIG ? LUKS_EXIT_USAGE : LUKS_EXIT_FAILED;
 		if (r == -EFBIG)
