@@ -32,6 +32,9 @@ static const struct default_module {
 	{ "xhci_hcd", ARCH_INVALID },
 	{ "ehci_pci", ARCH_INVALID },
 	{ "ehci_hcd", ARCH_INVALID },
+	/* a USB keyboard at a LUKS passphrase prompt (atkbd, the PS/2 one, is built in) */
+	{ "usbhid", ARCH_INVALID },
+	{ "hid_generic", ARCH_INVALID },
 	{ "sdhci", ARCH_INVALID },
 	{ "sdhci_pci", ARCH_INVALID },
 	{ "mmc_block", ARCH_INVALID },
