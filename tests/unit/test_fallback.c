@@ -129,6 +129,25 @@ static void test_verity_root_is_blamed_through_its_device(void **state)
 	(void)state;
 }
 
+/* An encrypted root: a mount that fails after the unlock blames the partition behind
+ * /dev/mapper/root; a failed unlock (a wrong passphrase) blames no version. */
+static void test_luks_root(void **state)
+{
+	struct fixture *f = ab_fixture();
+	const char *role = NULL;
+
+	snprintf(fx_get(f, 0, 2)->fstype, 32, "crypto_LUKS");
+	assert_int_equal(fx_plan(f), 0);
+	assert_int_equal(f->plan.steps[0].op, OP_UNLOCK);
+	assert_int_equal(f->plan.steps[1].op, OP_MOUNT);
+	assert_null(f->plan.steps[1].part);
+	assert_ptr_equal(fallback_culprit(&f->plan, &f->plan.steps[1], &role), fx_get(f, 0, 2));
+	assert_string_equal(role, "root");
+	assert_null(fallback_culprit(&f->plan, &f->plan.steps[0], &role));
+	fx_free(f);
+	(void)state;
+}
+
 static void test_record(void **state)
 {
 	struct fixture *f = ab_fixture();
@@ -162,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_named_root_is_not_second_guessed),
 		cmocka_unit_test(test_other_steps_blame_nothing),
 		cmocka_unit_test(test_verity_root_is_blamed_through_its_device),
+		cmocka_unit_test(test_luks_root),
 		cmocka_unit_test(test_record),
 	};
 
