@@ -507,4 +507,4 @@ check: check-uefi
 # Writes build/bench/results.md and chart.png (BENCH_BOOTS, BENCH_ARCHES narrow it).
 .PHONY: bench
 bench: deps all
-	@KMOD_ROOT=$(KMOD_ROOT) ZSTD_ROOT=$(ZSTD_ROOT) sh qemu/bench $(BUILD)
+	@KMOD_ROOT=$(KMOD_ROOT) ZSTD_ROOT=$(ZSTD_ROOT) CRYPTSETUP_ROOT=$(CRYPTSETUP_ROOT) LVM2_ROOT=$(LVM2_ROOT) sh qemu/bench $(BUILD)
