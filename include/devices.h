@@ -32,6 +32,11 @@ int devices_coldplug(struct devices *d);
  * modules, and disks are probed as they appear. 0, or -ETIMEDOUT. */
 int devices_wait(struct devices *d, int timeout_ms,
 		 bool (*ready)(struct devices *d, bool settled, void *data), void *data);
+/* Without blocking: loads the modules of the devices whose uevents are queued, and collects
+ * the background loads that ended. For the time after the plan, while a passphrase prompt
+ * waits (a USB keyboard enumerated late needs usbhid): block devices are no longer probed,
+ * and their events are dropped. */
+void devices_load_modules(struct devices *d);
 /* Logs what was seen: block devices, their partition types, modaliases with no module. */
 void devices_report(const struct devices *d);
 void devices_close(struct devices *d);

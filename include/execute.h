@@ -9,6 +9,8 @@
 #include "disk.h"
 #include "plan.h"
 
+struct ask_watch;
+
 #define EXECUTE_WHY 512
 
 struct execute_ctx {
@@ -20,6 +22,8 @@ struct execute_ctx {
 	 * Advisory as well: the kernel refuses what it cannot do. */
 	int (*load_module)(const char *modalias, void *data);
 	void *data;
+	/* What a passphrase prompt does while it waits (ask_password.h); may be NULL. */
+	const struct ask_watch *watch;
 	char why[EXECUTE_WHY];        /* after a failure: what failed, why, and what to try */
 	size_t failed;                /* after execute_steps() failed: the index of that step */
 };

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+struct ask_watch;
+
 struct luks_request {
 	const char *name;       /* the device-mapper name: "root", "home", "luks-UUID" */
 	const char *device;     /* the LUKS device node */
@@ -14,6 +16,8 @@ struct luks_request {
 	/* loads the module of a filesystem (the key device's); may be NULL */
 	int (*ensure_fs)(const char *fstype, void *data);
 	void *data;
+	/* what the passphrase prompt does while it waits (ask_password.h); may be NULL */
+	const struct ask_watch *watch;
 };
 
 /* 0, or -errno with why saying what failed and what to try: -EPERM after the last wrong

@@ -1,8 +1,9 @@
 /* The passphrase prompt. The kernel lists the consoles it writes to in
- * /sys/class/tty/console/active; QEMU tests type on the serial one, people on the VT, and
- * either must work, so the prompt goes to all of them and the first line typed wins. Echo is
- * off and the line discipline stays canonical, so the kernel handles backspace and the
- * line arrives whole. */
+ * /sys/class/tty/console/active; QEMU tests type on the serial one or on a USB keyboard on the
+ * VT (qemu/scenarios/luks-usb-keyboard), people on the VT, and either must work, so the
+ * prompt goes to all of them and the first line typed wins. Echo is off and the line
+ * discipline stays canonical, so the kernel handles backspace and the line arrives whole.
+ * While it waits, the caller's watch (the uevents) is served: a keyboard may come late. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -120,10 +121,12 @@ out:
 	return r;
 }
 
-int ask_password(const char *prompt, int timeout_sec, char *out, size_t size)
+int ask_password(const char *prompt, int timeout_sec, const struct ask_watch *watch, char *out,
+		 size_t size)
 {
 	struct consoles cs;
-	struct pollfd fds[MAX_CONSOLES];
+	struct pollfd fds[MAX_CONSOLES + 1];
+	bool watching = watch && watch->ready && watch->fd >= 0;
 	long long deadline = timeout_sec > 0 ? now_ms() + (long long)timeout_sec * 1000 : -1;
 	bool overlong[MAX_CONSOLES] = { false };
 	size_t alive;
@@ -135,6 +138,8 @@ int ask_password(const char *prompt, int timeout_sec, char *out, size_t size)
 	consoles_write(&cs, prompt);
 	for (size_t i = 0; i < cs.n; i++)
 		fds[i] = (struct pollfd){ .fd = cs.c[i].fd, .events = POLLIN };
+	/* after the consoles: a line typed counts before the watch's work */
+	fds[cs.n] = (struct pollfd){ .fd = watching ? watch->fd : -1, .events = POLLIN };
 	alive = cs.n;
 	for (r = 0; r == 0;) {
 		long long left = deadline < 0 ? -1 : deadline - now_ms();
@@ -148,7 +153,7 @@ int ask_password(const char *prompt, int timeout_sec, char *out, size_t size)
 			r = -ETIMEDOUT;
 			break;
 		}
-		ready = poll(fds, cs.n, left < 0 ? -1 : (int)left);
+		ready = poll(fds, cs.n + 1, left < 0 ? -1 : (int)left);
 		if (ready < 0 && errno != EINTR)
 			r = -errno;
 		for (size_t i = 0; ready > 0 && r == 0 && i < cs.n; i++) {
@@ -160,6 +165,11 @@ int ask_password(const char *prompt, int timeout_sec, char *out, size_t size)
 				alive--;
 			}
 		}
+		/* POLLERR too: a uevent socket that overflowed says so once, and is read again */
+		if (ready > 0 && r == 0 && (fds[cs.n].revents & (POLLIN | POLLERR)))
+			watch->ready(watch->data);
+		else if (fds[cs.n].revents & POLLNVAL)
+			fds[cs.n].fd = -1;
 	}
 	if (r == 1)
 		r = (int)strlen(out);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "apifs.h"
+#include "ask_password.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "devices.h"
@@ -349,6 +350,15 @@ static int load_module(const char *modalias, void *data)
 	return modules_load_alias(&b->modules, modalias);
 }
 
+/* While a passphrase prompt waits, devices still arrive: a USB keyboard is enumerated after
+ * its controller's driver loaded, in the background, often after the disk was found. */
+static void load_modules_while_asking(void *data)
+{
+	struct boot *b = data;
+
+	devices_load_modules(&b->devices);
+}
+
 static int read_machine_id(const char *path, uint8_t id[16], const char **why)
 {
 	char text[64];
@@ -399,12 +409,14 @@ static int replan_with_machine_id(struct boot *b)
  * On failure *failed_step is the step that failed. */
 static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan_step **failed_step)
 {
+	static struct ask_watch watch;
 	size_t done = 0;
 	int r;
 
 	*failed_step = NULL;
+	watch = (struct ask_watch){ b->devices.uevent_fd, load_modules_while_asking, b };
 	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
-				     .load_module = load_module, .data = b };
+				     .load_module = load_module, .data = b, .watch = &watch };
 	if (b->plan.wants_machine_id) {
 		done = b->plan.root_steps;
 		r = execute_steps(b->plan.steps, 0, done, ctx);

@@ -395,6 +395,22 @@ static void drain_uevents(struct devices *d, struct batch *b)
 			b->disks_changed = true;
 }
 
+void devices_load_modules(struct devices *d)
+{
+	char buf[UEVENT_MSG_MAX];
+	struct uevent ev;
+	bool lost = false;
+
+	while (uevent_receive(d->uevent_fd, buf, sizeof(buf), &ev, &lost) > 0)
+		if (streq(ev.action, "add") && ev.modalias)
+			modules_request_alias(d->modules, ev.modalias, false);
+	if (lost) {
+		log_warn("uevents were lost (receive buffer full); scanning sysfs again");
+		modules_coldplug(d->modules);
+	}
+	modules_reap(d->modules, false);
+}
+
 int devices_coldplug(struct devices *d)
 {
 	int r = modules_coldplug(d->modules);

@@ -301,7 +301,8 @@ static int op_unlock(const struct plan_step *s, struct execute_ctx *ctx)
 		ctx->load_module(luks_modules[i], ctx->data);
 	modules_loaded = true;
 	r = luks_open(&(struct luks_request){ mapper_name(s->target), dev, s->options, s->key_file,
-					      key_dev, s->prompt, ctx->ensure_fs, ctx->data },
+					      key_dev, s->prompt, ctx->ensure_fs, ctx->data,
+					      ctx->watch },
 		      ctx->why, sizeof(ctx->why));
 out:
 	return r;

@@ -274,7 +274,7 @@ static int ask_until_open(const struct luks_request *req, const struct luks_opti
 	snprintf(prompt, sizeof(prompt), "Please enter passphrase for disk %s: ", req->prompt);
 	while (r == -EPERM && (o->tries == 0 || attempt < o->tries)) {
 		double asked = timing_now();
-		int len = ask_password(prompt, o->timeout_sec, typed, sizeof(typed));
+		int len = ask_password(prompt, o->timeout_sec, req->watch, typed, sizeof(typed));
 
 		answered_at = timing_now();
 		prompt_seconds += answered_at - asked;
