@@ -402,15 +402,20 @@ distclean:
 
 # ---- issue 6 (hooks): install layout, generator hooks, man page ----
 # `make install DESTDIR=… PREFIX=…`: the binary for host use and as the generators' /init,
-# each generator's hook in its own directory, the man page and the docs. INSTALL_ARCH picks
-# the binary (default: the host's; aarch64 for an arm64 package built here).
+# beside the latter the LUKS helper (where `earlymount initramfs --luks` and the hooks look
+# for it) and the shell functions the hooks share, each generator's hook in its own
+# directory, the man page and the docs. INSTALL_ARCH picks the binaries (default: the
+# host's; aarch64 for an arm64 package built here).
 PREFIX       ?= /usr
 DESTDIR      ?=
 INSTALL_ARCH ?= $(HOST_ARCH)
 INSTALL_BIN   = $(BUILD)/$(INSTALL_ARCH)/earlymount
+INSTALL_LUKS  = $(BUILD)/$(INSTALL_ARCH)/earlymount-luks
 INSTALLED = \
 	$(PREFIX)/bin/earlymount \
 	$(PREFIX)/lib/earlymount/init \
+	$(PREFIX)/lib/earlymount/earlymount-luks \
+	$(PREFIX)/lib/earlymount/luks-functions \
 	$(PREFIX)/lib/dracut/modules.d/99earlymount/module-setup.sh \
 	$(PREFIX)/share/initramfs-tools/hooks/earlymount \
 	$(PREFIX)/share/initramfs-tools/conf.d/earlymount \
@@ -424,15 +429,20 @@ INSTALLED_DIRS = \
 	$(PREFIX)/lib/dracut/modules.d/99earlymount \
 	$(PREFIX)/share/doc/earlymount
 
-# The hooks name the installed binary: under another PREFIX, that one.
+# The hooks name the installed binary and luks-functions: under another PREFIX, those. (The
+# image's own /usr/lib/earlymount/… paths stay as they are.)
 install_hook = install -d $(DESTDIR)$(dir $(3)) && \
-	sed 's|/usr/lib/earlymount/init|$(PREFIX)/lib/earlymount/init|g' $(2) >$(DESTDIR)$(3) && \
+	sed -e 's|/usr/lib/earlymount/init|$(PREFIX)/lib/earlymount/init|g' \
+		-e 's|/usr/lib/earlymount/luks-functions|$(PREFIX)/lib/earlymount/luks-functions|g' \
+		$(2) >$(DESTDIR)$(3) && \
 	chmod $(1) $(DESTDIR)$(3)
 
 .PHONY: install uninstall check-hooks check-man
-install: $(INSTALL_BIN)
+install: $(INSTALL_BIN) $(INSTALL_LUKS)
 	install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/earlymount
 	install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/lib/earlymount/init
+	install -D -m 0755 $(INSTALL_LUKS) $(DESTDIR)$(PREFIX)/lib/earlymount/earlymount-luks
+	install -D -m 0644 hooks/luks-functions $(DESTDIR)$(PREFIX)/lib/earlymount/luks-functions
 	$(call install_hook,0755,hooks/dracut/99earlymount/module-setup.sh,$(PREFIX)/lib/dracut/modules.d/99earlymount/module-setup.sh)
 	$(call install_hook,0755,hooks/initramfs-tools/hooks/earlymount,$(PREFIX)/share/initramfs-tools/hooks/earlymount)
 	$(call install_hook,0644,hooks/initramfs-tools/conf.d/earlymount,$(PREFIX)/share/initramfs-tools/conf.d/earlymount)
@@ -445,10 +455,15 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(addprefix $(DESTDIR),$(INSTALLED_DIRS)) 2>/dev/null
 
-# The mkinitcpio hook in a harness of mkinitcpio's hook API, then images from Debian's
-# dracut and initramfs-tools booted against the DPS scenarios on both arches.
+# The LUKS decision the hooks share on fake hosts (with dash and bash), the mkinitcpio hook
+# in a harness of mkinitcpio's hook API, `make install` into a scratch DESTDIR, then images
+# from Debian's dracut and initramfs-tools booted against the DPS and LUKS scenarios on both
+# arches.
 check-hooks: deps all
+	@sh tests/hooks/luks dash
+	@sh tests/hooks/luks bash
 	@bash tests/hooks/mkinitcpio
+	@sh tests/hooks/install $(BUILD)
 	@sh qemu/generators $(BUILD)
 
 # The man page renders without a warning, and documents every key the parser knows.

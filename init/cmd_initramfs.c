@@ -137,13 +137,16 @@ static int check_compressors(const struct builder *b)
 }
 
 /* --luks-helper, or the helper beside the /init binary: the build directory of that
- * architecture, or the directory earlymount is installed in. */
+ * architecture, or the directory earlymount is installed in. An installed earlymount runs as
+ * PREFIX/bin/earlymount, its helper is PREFIX/lib/earlymount/earlymount-luks (beside
+ * PREFIX/lib/earlymount/init): when a binary in a directory named bin has no helper beside
+ * it, that one is taken. What is taken is checked as /init is (a missing one is named then). */
 static int find_luks_helper(struct builder *b, const char *init)
 {
 	const char *name = strrchr(LUKS_HELPER_PATH, '/') + 1;
-	char self[PATH_MAX];
-	const char *slash;
-	ssize_t n;
+	char self[PATH_MAX], installed[PATH_MAX];
+	const char *slash, *dir;
+	int n;
 	int r = 0;
 
 	if (b->luks_helper) {
@@ -151,19 +154,34 @@ static int find_luks_helper(struct builder *b, const char *init)
 		goto out;
 	}
 	if (!b->init) {
-		n = readlink(init, self, sizeof(self) - 1);
-		if (n < 0) {
+		ssize_t len = readlink(init, self, sizeof(self) - 1);
+
+		if (len < 0) {
 			r = -errno;
 			goto out;
 		}
-		self[n] = '\0';
+		self[len] = '\0';
 		init = self;
 	}
 	slash = strrchr(init, '/');
 	n = snprintf(b->luks_helper_found, sizeof(b->luks_helper_found), "%.*s%s",
 		     slash ? (int)(slash - init + 1) : 0, init, name);
-	if (n < 0 || (size_t)n >= sizeof(b->luks_helper_found))
+	if (n < 0 || (size_t)n >= sizeof(b->luks_helper_found)) {
 		r = -ENAMETOOLONG;
+		goto out;
+	}
+	if (!slash || access(b->luks_helper_found, F_OK) == 0)
+		goto out;
+	/* PREFIX/bin/earlymount: PREFIX/lib/earlymount/earlymount-luks */
+	dir = init;
+	for (const char *p = init; p < slash; p++)
+		if (*p == '/')
+			dir = p + 1;
+	if ((int)(slash - dir) != 3 || strncmp(dir, "bin", 3) != 0)
+		goto out;
+	n = snprintf(installed, sizeof(installed), "%.*slib/earlymount/%s", (int)(dir - init), init, name);
+	if (n > 0 && (size_t)n < sizeof(installed) && access(installed, F_OK) == 0)
+		r = COPY_STR(b->luks_helper_found, installed);
 out:
 	if (r < 0)
 		log_err("unable to find the LUKS helper beside %s: %s", init, strerror(-r));

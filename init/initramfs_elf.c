@@ -128,7 +128,8 @@ struct image_binary {
 static const struct image_binary init_binary = { "/init", "--init", "earlymount", "" };
 static const struct image_binary luks_binary = {
 	"the LUKS helper", "--luks-helper", "earlymount-luks",
-	" ('make luks' builds it beside earlymount; or pass --luks-helper PATH)",
+	" ('make luks' builds it beside earlymount, 'make install' puts it in PREFIX/lib/earlymount/;"
+	" or pass --luks-helper PATH)",
 };
 
 /* The kernel runs /init, and /init the helper, in an image without a libc: each must be a

@@ -152,6 +152,15 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The directories a file is to be written in. */
+static void make_dirs(const char *file)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", file);
+	assert_int_equal(system(cmd), 0);
+}
+
 static int teardown(void **state)
 {
 	char cmd[128];
@@ -466,6 +475,22 @@ static void test_refusals(void **state)
 	assert_int_equal(access(out_path, F_OK), -1);
 }
 
+/* `earlymount initramfs --luks` with INIT as /init, into out_path. */
+static int run_luks(const char *init)
+{
+	return run("--moddir", moddir, "-o", out_path, "--init", init, "--luks", NULL);
+}
+
+static bool image_has(const char *image, const char *entry)
+{
+	size_t size;
+	char *buf = read_file(image, &size);
+	bool found = find_entry(buf, size, entry) != NULL;
+
+	free(buf);
+	return found;
+}
+
 /* --luks puts the helper beside /init (or --luks-helper) into the image, checked as /init is;
  * the LUKS modules this kernel lacks (all of them here) are no error. */
 static void test_luks_helper(void **state)
@@ -495,13 +520,10 @@ static void test_luks_helper(void **state)
 	/* --luks alone: earlymount-luks beside the /init binary */
 	snprintf(beside, sizeof(beside), "%s/earlymount-luks", root);
 	unlink(beside);
-	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--luks", NULL),
-			 EXIT_SYSTEM);
+	assert_int_equal(run_luks(static_elf), EXIT_SYSTEM);
 	write_elf(beside, false);
-	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--luks", NULL), 0);
-	buf = read_file(out_path, &size);
-	assert_non_null(find_entry(buf, size, entry));
-	free(buf);
+	assert_int_equal(run_luks(static_elf), 0);
+	assert_true(image_has(out_path, entry));
 	unlink(beside);
 	/* the helper runs in the image as /init does: static, of the image's machine */
 	assert_int_equal(run("--moddir", moddir, "-o", out_path2, "--init", static_elf, "--luks-helper",
@@ -514,6 +536,38 @@ static void test_luks_helper(void **state)
 			     "/nonexistent", NULL),
 			 EXIT_SYSTEM);
 	assert_int_equal(access(out_path2, F_OK), -1);
+}
+
+/* Installed: PREFIX/bin/earlymount takes PREFIX/lib/earlymount/earlymount-luks when it has
+ * none beside it, and the one beside it first; only a directory named bin is PREFIX/bin. */
+static void test_luks_helper_installed(void **state)
+{
+	const char *entry = LUKS_HELPER_PATH + 1;
+	char bin_init[300], beside[300], installed[300], lib_init[300], wrong[300];
+
+	if (!have_depmod)
+		skip();
+	snprintf(bin_init, sizeof(bin_init), "%s/prefix/bin/earlymount", root);
+	snprintf(beside, sizeof(beside), "%s/prefix/bin/earlymount-luks", root);
+	snprintf(installed, sizeof(installed), "%s/prefix/lib/earlymount/earlymount-luks", root);
+	make_dirs(bin_init);
+	make_dirs(installed);
+	write_elf(bin_init, false);
+	assert_int_equal(run_luks(bin_init), EXIT_SYSTEM);
+	write_elf(installed, false);
+	assert_int_equal(run_luks(bin_init), 0);
+	assert_true(image_has(out_path, entry));
+	write_elf(beside, true); /* taken first, and refused */
+	assert_int_equal(run_luks(bin_init), EXIT_USAGE);
+	unlink(beside);
+	unlink(installed);
+	/* PREFIX/lib/earlymount/init: beside it only, not PREFIX/lib/lib/earlymount/ */
+	snprintf(lib_init, sizeof(lib_init), "%s/prefix/lib/earlymount/init", root);
+	snprintf(wrong, sizeof(wrong), "%s/prefix/lib/lib/earlymount/earlymount-luks", root);
+	make_dirs(wrong);
+	write_elf(lib_init, false);
+	write_elf(wrong, false);
+	assert_int_equal(run_luks(lib_init), EXIT_SYSTEM);
 }
 
 static void test_unwritable_output(void **state)
@@ -544,6 +598,7 @@ int main(void)
 		cmocka_unit_test_setup(test_missing_compressor, remove_output),
 		cmocka_unit_test_setup(test_refusals, remove_output),
 		cmocka_unit_test_setup(test_luks_helper, remove_output),
+		cmocka_unit_test_setup(test_luks_helper_installed, remove_output),
 		cmocka_unit_test_setup(test_unwritable_output, remove_output),
 	};
 

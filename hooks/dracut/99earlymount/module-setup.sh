@@ -6,9 +6,41 @@
 # in /etc/dracut.conf.d/earlymount.conf. `dracut -m "earlymount"` makes an image with nothing
 # else. EARLYMOUNT_INIT (in the environment or a dracut.conf file) names another binary,
 # EARLYMOUNT_HOOKS_DIR another /etc/earlymount/hooks.
+# EARLYMOUNT_LUKS=yes|no|auto (default auto) adds the LUKS helper, earlymount-luks from beside
+# the binary (or EARLYMOUNT_LUKS_HELPER), and the kernel modules it needs; auto when dracut's
+# crypt module is in the image or the host's / or /usr is on LUKS (see luks-functions).
 
 earlymount_binary() {
     echo "${EARLYMOUNT_INIT:-/usr/lib/earlymount/init}"
+}
+
+# Whether the image gets the LUKS helper: 0 with the reason and the helper's path in
+# earlymount_luks_why and earlymount_luks_bin; 1 when it does not; 2 on an error (reported).
+# Decided once: install() and installkernel() both ask.
+earlymount_luks() {
+    [[ -n ${earlymount_luks_rc-} ]] && return "$earlymount_luks_rc"
+    local functions=${EARLYMOUNT_LUKS_FUNCTIONS:-/usr/lib/earlymount/luks-functions} signal=""
+    earlymount_luks_rc=0
+    if [[ ! -f $functions ]]; then
+        dfatal "earlymount: $functions is missing; install earlymount or set EARLYMOUNT_LUKS_FUNCTIONS"
+        earlymount_luks_rc=2
+        return 2
+    fi
+    # shellcheck source=hooks/luks-functions
+    . "$functions"
+    dracut_module_included crypt && signal="dracut's crypt module is in the image"
+    earlymount_luks_why=$(earlymount_luks_wanted "${EARLYMOUNT_LUKS:-}" "$signal" 2>/dev/null) ||
+        earlymount_luks_rc=$?
+    if [[ $earlymount_luks_rc -eq 2 ]]; then
+        dfatal "earlymount: EARLYMOUNT_LUKS=$EARLYMOUNT_LUKS: expected yes, no or auto"
+    elif [[ $earlymount_luks_rc -eq 0 ]]; then
+        earlymount_luks_bin=$(earlymount_luks_helper "$(earlymount_binary)")
+        if [[ ! -x $earlymount_luks_bin ]]; then
+            dfatal "earlymount: the image needs the LUKS helper ($earlymount_luks_why), but $earlymount_luks_bin is missing or not executable; install earlymount, set EARLYMOUNT_LUKS_HELPER, or EARLYMOUNT_LUKS=no"
+            earlymount_luks_rc=2
+        fi
+    fi
+    return "$earlymount_luks_rc"
 }
 
 # called by dracut
@@ -31,6 +63,12 @@ depends() {
 
 # called by dracut
 installkernel() {
+    local r=0
+    earlymount_luks || r=$?
+    [[ $r -eq 2 ]] && return 1
+    # the LUKS helper's modules, --drivers or not: it cannot work without them
+    # shellcheck disable=SC2086
+    [[ $r -eq 0 ]] && hostonly='' instmods $EARLYMOUNT_LUKS_MODULES
     # --drivers means exactly those; otherwise add what the Discoverable Partitions
     # Specification mounts by itself, which dracut without host-only mode may leave out.
     [[ -n $drivers ]] && return 0
@@ -51,6 +89,16 @@ install() {
         return 1
     fi
     inst_dir /usr/lib/earlymount/hooks
+    local r=0
+    earlymount_luks || r=$?
+    [[ $r -eq 2 ]] && return 1
+    if [[ $r -eq 0 ]]; then
+        dinfo "earlymount: with the LUKS helper: $earlymount_luks_why"
+        inst_simple "$earlymount_luks_bin" /usr/lib/earlymount/earlymount-luks || {
+            dfatal "earlymount: unable to install $earlymount_luks_bin"
+            return 1
+        }
+    fi
     # runtime hooks of the host, /etc/earlymount/hooks/<point>.d/, see earlymount(8)
     for point in pre-discover pre-mount pre-switch; do
         for hook in "${EARLYMOUNT_HOOKS_DIR:-$dracutsysrootdir/etc/earlymount/hooks}/$point.d"/*; do
