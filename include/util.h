@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,22 @@ static inline const char *startswith(const char *s, const char *prefix)
 	size_t n = strlen(prefix);
 
 	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/* The decimal number of the len bytes at s, digits only, at most max. 0 or -EINVAL. */
+static inline int parse_decimal(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (max - (uint64_t)(s[i] - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
 }
 
 /* Copies src into dst (always terminated); -ENAMETOOLONG when it did not fit. */

@@ -214,6 +214,7 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 	char probed[32] = "";
 	char options[PLAN_OPTIONS + sizeof(",norecovery")];
 	const char *fstype = s->fstype;
+	bool norecovery;
 	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), &part);
 
 	if (r < 0) {
@@ -234,9 +235,9 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 			 dev, s->target);
 		goto out;
 	}
+	norecovery = s->norecovery_if_journalled && fstype_journalled(fstype);
 	snprintf(options, sizeof(options), "%s%s%s", s->options,
-		 s->options[0] && s->norecovery_if_journalled && fstype_journalled(fstype) ? "," : "",
-		 s->norecovery_if_journalled && fstype_journalled(fstype) ? "norecovery" : "");
+		 s->options[0] && norecovery ? "," : "", norecovery ? "norecovery" : "");
 	r = mount_at(ctx, dev, s->target, fstype, options);
 out:
 	return r;

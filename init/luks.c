@@ -72,24 +72,6 @@ static void unknown_add(struct luks_options *o, const char *w, size_t len)
 			 (int)len, w);
 }
 
-static int parse_number(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	char text[24];
-	char *end;
-	unsigned long long n;
-
-	if (len == 0 || len >= sizeof(text) || s[0] < '0' || s[0] > '9')
-		return -EINVAL;
-	memcpy(text, s, len);
-	text[len] = '\0';
-	errno = 0;
-	n = strtoull(text, &end, 10);
-	if (*end || errno || n > max)
-		return -EINVAL;
-	*out = n;
-	return 0;
-}
-
 static int parse_value(const struct luks_word_name *f, const char *v, size_t len, uint64_t *n)
 {
 	char text[64];
@@ -113,10 +95,10 @@ static int parse_value(const struct luks_word_name *f, const char *v, size_t len
 		}
 		break;
 	case VALUE_COUNT:
-		r = v ? parse_number(v, len, INT_MAX, n) : -EINVAL;
+		r = v ? parse_decimal(v, len, INT_MAX, n) : -EINVAL;
 		break;
 	case VALUE_BYTES:
-		r = v ? parse_number(v, len, UINT64_MAX, n) : -EINVAL;
+		r = v ? parse_decimal(v, len, UINT64_MAX, n) : -EINVAL;
 		break;
 	case VALUE_SPAN:
 		if (v && len < sizeof(text)) {

@@ -2,6 +2,7 @@
  * contract (arguments, key on stdin, exit codes) is include/luks_helper.h. A program of its
  * own, so that earlymount itself never links libcryptsetup. */
 #include <errno.h>
+#include <linux/dm-ioctl.h>
 #include <libcryptsetup.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,8 +16,6 @@
 #include "luks_helper.h"
 #include "util.h"
 
-/* device-mapper's limit for a name, with its terminating NUL (DM_NAME_LEN) */
-#define DM_NAME_MAX 128
 
 static const struct activation_flag {
 	const char *option;
@@ -82,11 +81,11 @@ static int parse_flag(const char *option, uint32_t *flags)
 /* A name device-mapper takes, and that stays one file below /dev/mapper. */
 static int check_name(const char *name)
 {
-	if (name[0] && strlen(name) < DM_NAME_MAX && !strchr(name, '/') && !streq(name, ".") &&
+	if (name[0] && strlen(name) < DM_NAME_LEN && !strchr(name, '/') && !streq(name, ".") &&
 	    !streq(name, ".."))
 		return 0;
 	fprintf(stderr, "earlymount-luks: '%s' is not a device-mapper name (1 to %d characters, no '/')\n",
-		name, DM_NAME_MAX - 1);
+		name, DM_NAME_LEN - 1);
 	return -EINVAL;
 }
 

@@ -6,6 +6,7 @@
  * the prompt will name. A volume listed by rd.luks.uuid= or rd.luks.name= is unlocked even
  * when nothing of the plan mounts it, as systemd's generator does. */
 #include <errno.h>
+#include <linux/dm-ioctl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,9 +14,6 @@
 #include "plan_internal.h"
 #include "util.h"
 
-#define MAPPER_DIR "/dev/mapper/"
-/* The kernel's DM_NAME_LEN, terminator included */
-#define DM_NAME_MAX 128
 
 bool part_is_luks(const struct part *part)
 {
@@ -71,7 +69,7 @@ bool luks_names_device(const struct planner *p, const char *device, char *uuid_s
 {
 	const struct luks_cmdline *l = &p->opts->luks;
 	const char *name = device ? startswith(device, MAPPER_DIR) : NULL;
-	char wanted[DM_NAME_MAX];
+	char wanted[DM_NAME_LEN];
 
 	for (size_t i = 0; name && l->enabled && i < l->n_volumes; i++) {
 		volume_name(&l->volumes[i], wanted, sizeof(wanted));
@@ -148,7 +146,7 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	const struct luks_volume *v = volume_of(p, part);
 	struct luks_options o;
 	char source[PLAN_PATH];
-	char name[DM_NAME_MAX];
+	char name[DM_NAME_LEN];
 	struct plan_step *step = NULL;
 	int r = 0;
 
@@ -246,7 +244,7 @@ int add_listed_volumes(struct planner *p)
 {
 	const struct luks_cmdline *l = &p->opts->luks;
 	char spec[sizeof("UUID=") + UUID_STR_LEN];
-	char name[DM_NAME_MAX];
+	char name[DM_NAME_LEN];
 	char mapper[PLAN_PATH];
 	int r = 0;
 

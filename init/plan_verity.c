@@ -11,7 +11,6 @@
 #include "plan_internal.h"
 #include "util.h"
 
-#define MAPPER_DIR "/dev/mapper/"
 
 static void pick_init(struct verity_pick *v, const struct verity_spec *spec, const char *name,
 		      enum dps_role data_role, enum dps_role hash_role, const char *hash_key)

@@ -193,21 +193,6 @@ static const struct verity_flag_name *flag_by_option(const char *word, size_t le
 	return NULL;
 }
 
-static int parse_offset(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0 || len > 20)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 static void unknown_add(struct verity_options *o, const char *word, size_t len)
 {
 	size_t used = strlen(o->unknown);
@@ -238,8 +223,8 @@ int verity_options_parse(const char *text, struct verity_options *o, char *why, 
 			o->flags |= f->flag;
 		} else if (len > sizeof(offset_key) - 1 &&
 			   strncmp(w, offset_key, sizeof(offset_key) - 1) == 0) {
-			r = parse_offset(w + sizeof(offset_key) - 1, len - (sizeof(offset_key) - 1),
-					 &o->hash_offset);
+			r = parse_decimal(w + sizeof(offset_key) - 1, len - (sizeof(offset_key) - 1),
+					  UINT64_MAX, &o->hash_offset);
 			if (r < 0)
 				set_why(why, why_size, "verity option %.*s: a byte count expected",
 					   (int)len, w);
