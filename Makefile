@@ -455,6 +455,25 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(addprefix $(DESTDIR),$(INSTALLED_DIRS)) 2>/dev/null
 
+# ---- issue 17 (Debian package): `make deb` installs each arch's binaries into
+# BUILD/deb/ARCH and packs BUILD/earlymount_VERSION_DEBARCH.deb (hooks/debian/mkdeb). ----
+DEB_ARCHES ?= x86_64 aarch64
+.PHONY: deb
+deb: deps all
+	@for a in $(DEB_ARCHES); do \
+		rm -rf $(BUILD)/deb/$$a && \
+		$(MAKE) -s install PREFIX=/usr DESTDIR=$(abspath $(BUILD))/deb/$$a INSTALL_ARCH=$$a && \
+		DEB_SOURCES="$(KMOD_ROOT)/src $(ZSTD_ROOT)/src $(CRYPTSETUP_ROOT)/src $(LVM2_ROOT)/src" \
+			sh hooks/debian/mkdeb $(BUILD)/deb/$$a $$a $(VERSION) $(BUILD) || exit 1; \
+	done
+
+# The packages build lintian-clean, and the host's installs and removes cleanly (tests/deb).
+.PHONY: check-deb
+check-deb: deb
+	@sh tests/deb/install $(BUILD)
+
+check: check-deb
+
 # The LUKS decision the hooks share on fake hosts (with dash and bash), the mkinitcpio hook
 # in a harness of mkinitcpio's hook API, `make install` into a scratch DESTDIR, then images
 # from Debian's dracut and initramfs-tools booted against the DPS and LUKS scenarios on both
