@@ -82,15 +82,16 @@ build_initramfs() { # ARCH [VARIANT]
 	luks-key) set -- "$1" --no-fsck --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
 	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
 	# else Debian's of the arch (qemu/fsck-tools)
-	fsck)
+	fsck | luks-fsck)
 		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
-		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks, luks-key, fsck)"; return 1 ;;
+		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
+		[ "$lib_variant" = fsck ] || set -- "$@" --luks ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks, luks-key, fsck, luks-fsck)"; return 1 ;;
 	esac
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
-		{ [ "${lib_variant%-key}" != luks ] || [ "$lib_img" -nt "$build/$1/earlymount-luks" ]; } && return 0
+		{ case $lib_variant in luks*) [ "$lib_img" -nt "$build/$1/earlymount-luks" ] ;; esac; } && return 0
 	lib_arch=$1
 	shift
 	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$lib_arch")" --init "$lib_em" \
