@@ -204,7 +204,7 @@ static void not_checked(int r, const char *device, const char *fstype, const cha
 			 fstype[0] ? fstype : "it");
 	else
 		log_info("%s (%s) not checked before its read-write mount on %s: the initramfs holds no "
-			 "checker for %s (earlymount initramfs adds e2fsck and fsck.vfat unless --no-fsck)",
+			 "checker for %s (earlymount initramfs adds e2fsck and fsck.fat unless --no-fsck)",
 			 device, fstype, target, fstype);
 }
 
