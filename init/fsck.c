@@ -94,11 +94,13 @@ static void child_exec(int out_fd, const char *const *argv)
 	_exit(127);
 }
 
-/* Reads the child's output until it closes, then waits for it: its exit code, -1 when killed. */
+/* Reads the child's output until it closes, then waits for it: its exit code, -1 when it was
+ * killed (or could not be waited for). */
 static int collect(pid_t pid, int fd, struct output *o)
 {
 	char buf[512];
 	ssize_t n;
+	pid_t done;
 	int status = 0;
 
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
@@ -109,9 +111,9 @@ static int collect(pid_t pid, int fd, struct output *o)
 		output_add(o, buf, (size_t)n);
 	}
 	line_end(o);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((done = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return done == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int fsck_run(const char *device, const char *fstype, const char *options,
@@ -244,10 +246,11 @@ int fsck_check(const char *device, const char *fstype, const char *target, const
 	case FSCK_VERDICT_FAILED:
 	default:
 		r = -EUCLEAN;
+		/* %.0d prints nothing for 0: "(it was killed)", else "(exit N)" */
 		snprintf(why, why_size, "the filesystem on %s (%s, for %s) has errors %s did not "
-			 "repair (%s %d)%s%s — repair it from a rescue shell: %s -y %s, or boot with "
+			 "repair (%s%.0d)%s%s — repair it from a rescue shell: %s -y %s, or boot with "
 			 "fsck.repair=yes", device, fstype, target, res.checker,
-			 res.status < 0 ? "killed," : "exit", res.status,
+			 res.status < 0 ? "it was killed" : "exit ", res.status < 0 ? 0 : res.status,
 			 last[0] ? "; its last lines: " : "", last, res.checker, device);
 		goto out;
 	}
