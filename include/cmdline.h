@@ -30,6 +30,22 @@ enum root_kind {
 	ROOT_TMPFS,    /* root=tmpfs */
 };
 
+/* fsck.mode= (systemd-fsck(8)): auto lets the checker decide (a filesystem marked clean is
+ * not checked), force checks every one, skip none. */
+enum fsck_mode {
+	FSCK_AUTO,
+	FSCK_FORCE,
+	FSCK_SKIP,
+};
+
+/* fsck.repair=: preen fixes what is safe to fix without a person, yes answers yes to every
+ * question, no changes nothing. */
+enum fsck_repair {
+	FSCK_PREEN,
+	FSCK_YES,
+	FSCK_NO,
+};
+
 /* A dm-verity device of systemd's command line: roothash= with systemd.verity_root_*=, or
  * usrhash= with systemd.verity_usr_*=. */
 struct verity_spec {
@@ -81,6 +97,8 @@ struct options {
 	struct luks_cmdline luks;
 	enum volatile_mode volatile_mode;
 	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
+	enum fsck_mode fsck_mode;     /* fsck.mode= / rd.fsck.mode= (the later wins) */
+	enum fsck_repair fsck_repair; /* fsck.repair= / rd.fsck.repair= */
 	const char *init;        /* init= */
 	const char *disk;        /* earlymount.disk=: device path, PARTUUID=/UUID= on it, or GPT disk UUID */
 	bool has_machine_id;     /* systemd.machine_id= */

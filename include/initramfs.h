@@ -44,6 +44,8 @@ struct builder {
 	uint32_t mtime;
 	bool luks;               /* --luks: the LUKS helper and its modules */
 	const char *luks_helper; /* --luks-helper, or NULL: the one beside /init */
+	bool no_fsck;            /* --no-fsck: no filesystem checkers */
+	const char *fsck_root;   /* --fsck-root: where the checkers come from, NULL: / */
 
 	char kver[NAME_MAX + 1];
 	struct kmod_ctx *kmod;
@@ -57,6 +59,10 @@ struct builder {
 	uint64_t luks_helper_size;
 	/* LUKS_MODULES: in the image, built into the kernel, neither */
 	size_t n_luks_modules, n_luks_builtin, n_luks_absent;
+	struct name_list fsck_programs; /* the checkers added */
+	struct name_list fsck_files;    /* their files in the image, libraries included */
+	struct name_list fsck_left_out; /* why a checker is not in the image, one per line */
+	uint64_t fsck_bytes;
 	size_t n_files; /* files and symlinks put in the archive by initramfs_add_tree */
 	size_t n_added; /* of those, from --add */
 	bool indexes_copied;
@@ -66,6 +72,7 @@ struct builder {
 /* cmd_initramfs.c */
 int name_list_add(struct name_list *list, const char *name);
 bool name_list_has(const struct name_list *list, const char *name);
+void name_list_free(struct name_list *list);
 int path_join(char *out, size_t size, const char *dir, const char *name);
 
 /* initramfs_args.c: 0, 1 after --help, or -EINVAL (reported) */
@@ -75,6 +82,9 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv);
 int elf_file_arch(const char *path, enum arch *arch);
 int initramfs_check_init(struct builder *b, const char *init);
 int initramfs_check_luks_helper(struct builder *b, const char *path);
+/* The program interpreter ("" for a static file) and the DT_NEEDED names of an ELF file,
+ * added to needed. 0, or -ENOEXEC for a file that is not ELF or is malformed. */
+int elf_dependencies(const char *path, char *interp, size_t interp_size, struct name_list *needed);
 
 /* initramfs_modules.c */
 int initramfs_open_kmod(struct builder *b);
@@ -84,6 +94,9 @@ bool initramfs_is_default_module(const char *name);
 /* initramfs_stage.c */
 int initramfs_stage_modules(struct builder *b, char *stage_dir, size_t size);
 int initramfs_remove_tree(int dirfd, const char *name);
+
+/* initramfs_fsck.c: the checkers, unless --no-fsck */
+int initramfs_add_checkers(struct builder *b);
 
 /* initramfs_archive.c */
 int initramfs_add_tree(struct builder *b, const char *src, const char *dest, bool keep_modes, bool follow);

@@ -35,6 +35,9 @@ enum plan_op {
 	OP_VERITY,  /* a dm-verity device target (/dev/mapper/NAME) over the data device source
 		     * and the hash device hash_source, checked against root_hash; options are
 		     * systemd-veritysetup's */
+	OP_FSCK,    /* check the filesystem on source before it is mounted read-write on target;
+		     * fstype "" when probed at boot (an unlocked device), options are fsck(8)'s
+		     * (-a, -y or -n, and -f) */
 	OP_UNLOCK,  /* the LUKS device source opened as target (/dev/mapper/NAME) with the key
 		     * file key_file (on key_device when set), else a passphrase asked for on the
 		     * consoles naming prompt; options are crypttab's words (luks.h) */

@@ -177,5 +177,10 @@ int add_volatile_tmpfs(struct planner *p, const char *target, const char *reason
 int add_root_stage(struct planner *p);
 int add_skeleton_stage(struct planner *p);
 
+/* plan_fsck.c: an OP_FSCK step for a read-write mount of source on target, when fsck.mode=
+ * allows and fstype ("" when probed at boot) has a checker. */
+int add_fsck_step(struct planner *p, const char *source, const struct part *part,
+		  const char *fstype, const char *target);
+
 /* plan_roles.c: the partitions mounted after root and /usr. */
 int add_discovered_stage(struct planner *p);

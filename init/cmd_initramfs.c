@@ -42,7 +42,7 @@ bool name_list_has(const struct name_list *list, const char *name)
 	return false;
 }
 
-static void name_list_free(struct name_list *list)
+void name_list_free(struct name_list *list)
 {
 	for (size_t i = 0; i < list->n; i++)
 		free(list->names[i]);
@@ -72,6 +72,23 @@ int path_join(char *out, size_t size, const char *dir, const char *name)
 	int n = snprintf(out, size, "%s/%s", dir, name);
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static void print_checkers(const struct builder *b)
+{
+	char size[32];
+
+	if (b->no_fsck) {
+		printf("fsck: no checkers (--no-fsck)\n");
+		return;
+	}
+	format_size(b->fsck_bytes, size, sizeof(size));
+	printf("fsck: ");
+	name_list_print(&b->fsck_programs, stdout);
+	printf("%s (%zu files with their libraries, %s) from %s\n", b->fsck_programs.n ? "" : "no checkers",
+	       b->fsck_files.n, size, b->fsck_root ? b->fsck_root : "/");
+	for (size_t i = 0; i < b->fsck_left_out.n; i++)
+		printf("fsck: left out: %s\n", b->fsck_left_out.names[i]);
 }
 
 static void print_summary(const struct builder *b, const char *init, uint64_t image_size,
@@ -112,6 +129,7 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		       b->luks_helper_found, arch_name(b->arch), size, LUKS_HELPER_PATH, b->n_luks_modules,
 		       b->n_luks_builtin, b->n_luks_absent);
 	}
+	print_checkers(b);
 	if (b->adds.n)
 		printf("extra files: %zu (from %zu --add)\n", b->n_added, b->adds.n);
 	printf("wrote %s: %" PRIu64 " bytes (%s), %" PRIu64 " bytes uncompressed\n", b->output,
@@ -228,6 +246,8 @@ static int build(struct builder *b)
 	if (r == 0)
 		r = initramfs_add_tree(b, stage_dir, image_dir, false, false);
 	if (r == 0)
+		r = initramfs_add_checkers(b);
+	if (r == 0)
 		r = initramfs_add_extras(b);
 	if (r == 0)
 		r = initramfs_write_image(b, &image_size, &raw_size);
@@ -276,6 +296,9 @@ static void builder_free(struct builder *b)
 	name_list_free(&b->builtin);
 	name_list_free(&b->absent);
 	name_list_free(&b->omitted);
+	name_list_free(&b->fsck_programs);
+	name_list_free(&b->fsck_files);
+	name_list_free(&b->fsck_left_out);
 	if (b->staging[0])
 		initramfs_remove_tree(AT_FDCWD, b->staging);
 	if (b->kmod)

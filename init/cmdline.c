@@ -37,7 +37,7 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	set_debug, set_rootwait, set_timeout, set_rootdelay, set_verity, set_roothash, set_usrhash,
 	set_verity_root_data, set_verity_root_hash, set_verity_root_options, set_verity_usr_data,
 	set_verity_usr_hash, set_verity_usr_options, set_fallback, set_luks, set_luks_uuid,
-	set_luks_name, set_luks_options, set_luks_key;
+	set_luks_name, set_luks_options, set_luks_key, set_fsck_mode, set_fsck_repair;
 
 /* One table for the parser and for cmdline_known_keys[]. */
 #define CMDLINE_KEYS(KEY)                                                   \
@@ -72,6 +72,10 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	KEY("luks.options",        FORM_VALUE,    set_luks_options, LIST_NONE)    \
 	KEY("rd.luks.key",         FORM_VALUE,    set_luks_key,   LIST_NONE)      \
 	KEY("luks.key",            FORM_VALUE,    set_luks_key,   LIST_NONE)      \
+	KEY("fsck.mode",           FORM_VALUE,    set_fsck_mode,  LIST_NONE)      \
+	KEY("rd.fsck.mode",        FORM_VALUE,    set_fsck_mode,  LIST_NONE)      \
+	KEY("fsck.repair",         FORM_VALUE,    set_fsck_repair, LIST_NONE)     \
+	KEY("rd.fsck.repair",      FORM_VALUE,    set_fsck_repair, LIST_NONE)     \
 	KEY("init",                FORM_VALUE,    set_init,       LIST_NONE)      \
 	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
 	KEY("earlymount.fallback", FORM_OPTIONAL, set_fallback,   LIST_NONE)      \
@@ -123,6 +127,24 @@ static const struct {
 } volatile_words[] = {
 	{ "state", VOLATILE_STATE },
 	{ "overlay", VOLATILE_OVERLAY },
+};
+
+/* systemd-fsck(8)'s words. */
+struct word_value {
+	const char *word;
+	int value;
+};
+
+static const struct word_value fsck_mode_words[] = {
+	{ "auto", FSCK_AUTO },
+	{ "force", FSCK_FORCE },
+	{ "skip", FSCK_SKIP },
+};
+
+static const struct word_value fsck_repair_words[] = {
+	{ "preen", FSCK_PREEN },
+	{ "yes", FSCK_YES },
+	{ "no", FSCK_NO },
 };
 
 static const char *const device_tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" };
@@ -591,6 +613,43 @@ static int set_luks_key(struct options *o, const char *value, const char **why)
 	} else {
 		r = store_or_reset(o, rest, field);
 	}
+	return r;
+}
+
+/* The value of word in table; -EINVAL when it is not there. */
+static int word_lookup(const struct word_value *table, size_t n, const char *word, int *value)
+{
+	int r = -EINVAL;
+
+	for (size_t i = 0; i < n && r < 0; i++)
+		if (streq(word, table[i].word)) {
+			*value = table[i].value;
+			r = 0;
+		}
+	return r;
+}
+
+static int set_fsck_mode(struct options *o, const char *value, const char **why)
+{
+	int mode = 0;
+	int r = word_lookup(fsck_mode_words, ARRAY_SIZE(fsck_mode_words), value, &mode);
+
+	if (r == 0)
+		o->fsck_mode = (enum fsck_mode)mode;
+	else
+		*why = "not a fsck mode; use auto, force or skip";
+	return r;
+}
+
+static int set_fsck_repair(struct options *o, const char *value, const char **why)
+{
+	int repair = 0;
+	int r = word_lookup(fsck_repair_words, ARRAY_SIZE(fsck_repair_words), value, &repair);
+
+	if (r == 0)
+		o->fsck_repair = (enum fsck_repair)repair;
+	else
+		*why = "not a fsck repair mode; use preen, yes or no";
 	return r;
 }
 

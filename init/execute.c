@@ -14,6 +14,7 @@
 
 #include "dm.h"
 #include "execute.h"
+#include "fsck.h"
 #include "log.h"
 #include "luks_helper.h"
 #include "luks_open.h"
@@ -239,6 +240,30 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 	snprintf(options, sizeof(options), "%s%s%s", s->options,
 		 s->options[0] && norecovery ? "," : "", norecovery ? "norecovery" : "");
 	r = mount_at(ctx, dev, s->target, fstype, options);
+out:
+	return r;
+}
+
+static int op_fsck(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	const struct part *part = NULL;
+	char dev[PATH_MAX];
+	char probed[32] = "";
+	const char *fstype = s->fstype;
+	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), &part);
+
+	if (r < 0) {
+		why_set(ctx, "unable to find %s to check before it is mounted on %s: %s", s->source,
+			 s->target, resolve_failure(r));
+		goto out;
+	}
+	if (!fstype[0] && part)
+		fstype = part->fstype;
+	if (!fstype[0]) {
+		probe_unlocked(dev, probed, sizeof(probed));
+		fstype = probed;
+	}
+	r = fsck_check(dev, fstype, s->target, s->options, ctx->why, sizeof(ctx->why));
 out:
 	return r;
 }
@@ -705,6 +730,7 @@ static const struct op_runner {
 	[OP_UMOUNT] = { op_umount },
 	[OP_VERITY] = { op_verity },
 	[OP_UNLOCK] = { op_unlock },
+	[OP_FSCK] = { op_fsck },
 	[OP_POPULATE] = { op_populate },
 	[OP_SKEL_DIR] = { op_skel_dir },
 	[OP_SKEL_LINK] = { op_skel_link },

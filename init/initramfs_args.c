@@ -32,6 +32,11 @@ static void usage(FILE *out)
 		"                      " LUKS_HELPER_PATH ", and the kernel\n"
 		"                      modules it needs (those the kernel has)\n"
 		"  --luks-helper PATH  the earlymount-luks binary to add (implies --luks)\n"
+		"  --no-fsck           leave out the filesystem checkers (e2fsck, fsck.fat), which are\n"
+		"                      otherwise added with their libraries when present and built\n"
+		"                      for the image's architecture\n"
+		"  --fsck-root DIR     take the checkers and their libraries from DIR instead of /\n"
+		"                      (another architecture's packages unpacked with dpkg-deb -x)\n"
 		"  --compress METHOD   the archive's compression: none (default), gzip, zstd or xz\n"
 		"  --compress-modules METHOD\n"
 		"                      the modules' compression: zstd (default, as .ko.zst), xz\n"
@@ -90,6 +95,8 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_COMPRESS_MODULES,
 		OPT_LUKS,
 		OPT_LUKS_HELPER,
+		OPT_NO_FSCK,
+		OPT_FSCK_ROOT,
 	};
 	static const struct option longopts[] = {
 		{ "moddir", required_argument, NULL, OPT_MODDIR },
@@ -103,6 +110,8 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "compress-modules", required_argument, NULL, OPT_COMPRESS_MODULES },
 		{ "luks", no_argument, NULL, OPT_LUKS },
 		{ "luks-helper", required_argument, NULL, OPT_LUKS_HELPER },
+		{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
+		{ "fsck-root", required_argument, NULL, OPT_FSCK_ROOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -159,6 +168,12 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		case OPT_LUKS_HELPER:
 			b->luks = true;
 			b->luks_helper = optarg;
+			break;
+		case OPT_NO_FSCK:
+			b->no_fsck = true;
+			break;
+		case OPT_FSCK_ROOT:
+			b->fsck_root = optarg;
 			break;
 		case 'h':
 			usage(stdout);

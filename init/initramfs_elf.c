@@ -3,6 +3,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -185,4 +187,140 @@ int initramfs_check_init(struct builder *b, const char *init)
 int initramfs_check_luks_helper(struct builder *b, const char *path)
 {
 	return check_binary(b, path, &luks_binary, &b->luks_helper_size);
+}
+
+/* The program interpreter and the DT_NEEDED names of a dynamically linked ELF file, read
+ * whole into memory (a checker or a libc: a few MiB at most). */
+#define ELF_FILE_MAX (64u << 20)
+
+struct elf_image {
+	unsigned char *data;
+	size_t size;
+	bool is64, be;
+};
+
+static int elf_load(const char *path, struct elf_image *e)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r = 0;
+
+	*e = (struct elf_image){ 0 };
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (st.st_size < 64 || (uint64_t)st.st_size > ELF_FILE_MAX) {
+		r = -ENOEXEC;
+		goto out;
+	}
+	e->size = (size_t)st.st_size;
+	e->data = malloc(e->size);
+	if (!e->data)
+		r = -ENOMEM;
+	else if (pread(fd, e->data, e->size, 0) != (ssize_t)e->size)
+		r = -EIO;
+	else if (memcmp(e->data, ELFMAG, SELFMAG) != 0)
+		r = -ENOEXEC;
+	e->is64 = r == 0 && e->data[EI_CLASS] == ELFCLASS64;
+	e->be = r == 0 && e->data[EI_DATA] == ELFDATA2MSB;
+out:
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* A field of the file, 0 past its end (the walk below then stops). */
+static uint64_t elf_field(const struct elf_image *e, uint64_t off, size_t size)
+{
+	return off + size <= e->size ? elf_read(e->data + off, size, e->be) : 0;
+}
+
+struct elf_phdr {
+	uint64_t type, offset, vaddr, filesz;
+};
+
+static struct elf_phdr elf_phdr_at(const struct elf_image *e, uint64_t off)
+{
+	if (e->is64)
+		return (struct elf_phdr){ elf_field(e, off, 4), elf_field(e, off + 8, 8),
+					  elf_field(e, off + 16, 8), elf_field(e, off + 32, 8) };
+	return (struct elf_phdr){ elf_field(e, off, 4), elf_field(e, off + 4, 4),
+				  elf_field(e, off + 8, 4), elf_field(e, off + 16, 4) };
+}
+
+/* The file offset of a virtual address, through the PT_LOAD segment that maps it. */
+static uint64_t elf_vaddr_offset(const struct elf_image *e, uint64_t vaddr)
+{
+	uint64_t phoff = elf_field(e, e->is64 ? 32 : 28, e->is64 ? 8 : 4);
+	unsigned phentsize = (unsigned)elf_field(e, e->is64 ? 54 : 42, 2);
+	unsigned phnum = (unsigned)elf_field(e, e->is64 ? 56 : 44, 2);
+
+	for (unsigned i = 0; i < phnum; i++) {
+		struct elf_phdr ph = elf_phdr_at(e, phoff + (uint64_t)i * phentsize);
+
+		if (ph.type == PT_LOAD && vaddr >= ph.vaddr && vaddr < ph.vaddr + ph.filesz)
+			return vaddr - ph.vaddr + ph.offset;
+	}
+	return UINT64_MAX;
+}
+
+/* A NUL-terminated string inside the file, or NULL. */
+static const char *elf_string(const struct elf_image *e, uint64_t off)
+{
+	if (off >= e->size || !memchr(e->data + off, '\0', e->size - off))
+		return NULL;
+	return (const char *)e->data + off;
+}
+
+static int elf_add_needed(const struct elf_image *e, const struct elf_phdr *dyn,
+			  struct name_list *needed)
+{
+	size_t entsize = e->is64 ? 16 : 8, half = entsize / 2;
+	uint64_t strtab = UINT64_MAX;
+	int r = 0;
+
+	for (uint64_t off = dyn->offset; off + entsize <= dyn->offset + dyn->filesz; off += entsize)
+		if (elf_field(e, off, half) == DT_STRTAB)
+			strtab = elf_vaddr_offset(e, elf_field(e, off + half, half));
+	for (uint64_t off = dyn->offset; off + entsize <= dyn->offset + dyn->filesz && r == 0;
+	     off += entsize) {
+		const char *name;
+
+		if (elf_field(e, off, half) != DT_NEEDED)
+			continue;
+		name = strtab == UINT64_MAX ? NULL
+					    : elf_string(e, strtab + elf_field(e, off + half, half));
+		r = name ? name_list_add(needed, name) : -ENOEXEC;
+	}
+	return r;
+}
+
+int elf_dependencies(const char *path, char *interp, size_t interp_size, struct name_list *needed)
+{
+	struct elf_image e = { 0 };
+	uint64_t phoff;
+	unsigned phentsize, phnum;
+	int r = elf_load(path, &e);
+
+	interp[0] = '\0';
+	if (r < 0)
+		goto out;
+	phoff = elf_field(&e, e.is64 ? 32 : 28, e.is64 ? 8 : 4);
+	phentsize = (unsigned)elf_field(&e, e.is64 ? 54 : 42, 2);
+	phnum = (unsigned)elf_field(&e, e.is64 ? 56 : 44, 2);
+	for (unsigned i = 0; i < phnum && r == 0; i++) {
+		struct elf_phdr ph = elf_phdr_at(&e, phoff + (uint64_t)i * phentsize);
+		const char *s;
+
+		if (ph.type == PT_INTERP) {
+			s = elf_string(&e, ph.offset);
+			r = s ? copy_str(interp, interp_size, s) : -ENOEXEC;
+		} else if (ph.type == PT_DYNAMIC) {
+			r = elf_add_needed(&e, &ph, needed);
+		}
+	}
+out:
+	free(e.data);
+	return r;
 }

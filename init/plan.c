@@ -18,7 +18,7 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_MOUNT] = "mount",     [OP_BIND] = "bind",       [OP_MOVE] = "move",
 	[OP_TMPFS] = "tmpfs",     [OP_OVERLAY] = "overlay", [OP_MKDIR] = "mkdir",
 	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
-	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",
+	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",   [OP_FSCK] = "fsck",
 	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
 };
 

@@ -208,7 +208,10 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 	flags.noexec = rm->noexec;
 	flags.umask = rm->umask_if_vfat && streq(part->fstype, "vfat");
 	flags.norecovery = read_only && fstype_journalled(fstype);
-	r = add_step(p, OP_MOUNT, source, target, fstype, luks.unlocked ? NULL : part, &step);
+	if (flags.rw)
+		r = add_fsck_step(p, source, luks.unlocked ? NULL : part, fstype, target);
+	if (r == 0)
+		r = add_step(p, OP_MOUNT, source, target, fstype, luks.unlocked ? NULL : part, &step);
 	if (r < 0)
 		goto out;
 	step->optional = optional;

@@ -116,6 +116,8 @@ int add_part_mount(struct planner *p, const struct part *part, const char *spec,
 		r = copy_field(p, source, sizeof(source), spec, "device");
 	else
 		r = discovered_source(p, part, source, sizeof(source));
+	if (r == 0 && flags->rw)
+		r = add_fsck_step(p, source, part, fstype, target);
 	if (r < 0)
 		goto out;
 	r = add_step(p, OP_MOUNT, source, target, fstype, part, &step);

@@ -55,25 +55,43 @@ fetch_extras() {
 	sh "$here/extras" "$KERNEL_ROOT" || die "could not fetch busybox and systemd-boot (see above)"
 }
 
+# e2fsck and fsck.fat of ARCH with their libraries, a root tree (see qemu/fsck-tools).
+fsck_tools_dir() { echo "$KERNEL_ROOT/fsck/$(deb_arch "$1")"; }
+fetch_fsck_tools() { # ARCH...
+	lib_debs=""
+	for lib_a in "$@"; do [ "$lib_a" = "$HOST_ARCH" ] || lib_debs="$lib_debs $(deb_arch "$lib_a")"; done
+	[ -z "$lib_debs" ] && return 0
+	# shellcheck disable=SC2086
+	sh "$here/fsck-tools" "$KERNEL_ROOT" $lib_debs || die "could not fetch e2fsck and fsck.fat (see above)"
+}
+
 build_initramfs() { # ARCH [VARIANT]
 	[ -z "${QEMU_INITRD_DIR:-}" ] || return 0
 	lib_variant=${2:-default}
 	lib_img=$(initramfs_image "$1" "$lib_variant")
 	lib_em=$build/$1/earlymount
+	# The checkers (3.2-3.3 MiB with their libc) only where a scenario wants them: every
+	# other image stays as small, and as alike on both arches, as before.
 	case $lib_variant in
-	default) set -- "$1" ;;
-	shell) set -- "$1" --add "$(extras_dir "$1")/busybox:/bin/sh" ;;
-	nodriver) set -- "$1" --omit virtio_blk ;;
+	default) set -- "$1" --no-fsck ;;
+	shell) set -- "$1" --no-fsck --add "$(extras_dir "$1")/busybox:/bin/sh" ;;
+	nodriver) set -- "$1" --no-fsck --omit virtio_blk ;;
 	# the LUKS helper beside $lib_em, and its modules
-	luks) set -- "$1" --luks ;;
+	luks) set -- "$1" --no-fsck --luks ;;
 	# and a key file for rd.luks.key= (tests/fixtures/luks.key, the key of luks=file: disks)
-	luks-key) set -- "$1" --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks, luks-key)"; return 1 ;;
+	luks-key) set -- "$1" --no-fsck --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
+	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
+	# else Debian's of the arch (qemu/fsck-tools)
+	fsck | luks-fsck)
+		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
+		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
+		[ "$lib_variant" = fsck ] || set -- "$@" --luks ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks, luks-key, fsck, luks-fsck)"; return 1 ;;
 	esac
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
-		{ [ "${lib_variant%-key}" != luks ] || [ "$lib_img" -nt "$build/$1/earlymount-luks" ]; } && return 0
+		{ case $lib_variant in luks*) [ "$lib_img" -nt "$build/$1/earlymount-luks" ] ;; esac; } && return 0
 	lib_arch=$1
 	shift
 	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$lib_arch")" --init "$lib_em" \

@@ -375,6 +375,30 @@ static void test_volatile(void **state)
 	assert_int_equal(opts.volatile_mode, VOLATILE_NO);
 }
 
+static void test_fsck(void **state)
+{
+	parse_ok("");
+	assert_int_equal(opts.fsck_mode, FSCK_AUTO);
+	assert_int_equal(opts.fsck_repair, FSCK_PREEN);
+	parse_ok("fsck.mode=force fsck.repair=yes");
+	assert_int_equal(opts.fsck_mode, FSCK_FORCE);
+	assert_int_equal(opts.fsck_repair, FSCK_YES);
+	/* the rd. forms, and the later key wins */
+	parse_ok("fsck.mode=force rd.fsck.mode=skip rd.fsck.repair=no");
+	assert_int_equal(opts.fsck_mode, FSCK_SKIP);
+	assert_int_equal(opts.fsck_repair, FSCK_NO);
+	parse_ok("rd.fsck.repair=no fsck.repair=preen fsck.mode=auto");
+	assert_int_equal(opts.fsck_mode, FSCK_AUTO);
+	assert_int_equal(opts.fsck_repair, FSCK_PREEN);
+	parse_einval("fsck.mode=sometimes");
+	assert_int_equal(opts.fsck_mode, FSCK_AUTO);
+	assert_non_null(strstr(err, "fsck.mode=sometimes"));
+	parse_einval("fsck.repair=maybe fsck.mode=skip");
+	assert_int_equal(opts.fsck_repair, FSCK_PREEN);
+	assert_int_equal(opts.fsck_mode, FSCK_SKIP);
+	parse_einval("fsck.mode");
+}
+
 static void test_init(void **state)
 {
 	parse_ok("init=/lib/systemd/systemd");
@@ -711,7 +735,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 49);
+	assert_int_equal(n, 53);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -746,6 +770,13 @@ static void test_known_keys_all_do_something(void **state)
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		snprintf(line, sizeof(line), "%s=cc1fed1f-50ba-43cd-a395-77333c5d0504=x", *k);
+		if (parse(line) == 0)
+			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
+		/* fsck.mode= and fsck.repair= take words of their own */
+		snprintf(line, sizeof(line), "%s=force", *k);
+		if (parse(line) == 0)
+			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
+		snprintf(line, sizeof(line), "%s=yes", *k);
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		if (!changed)
@@ -836,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_gpt_auto),
 		cmocka_unit_test(test_verity_keys),
 		cmocka_unit_test(test_volatile),
+		cmocka_unit_test(test_fsck),
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_disk),
 		cmocka_unit_test(test_machine_id),

@@ -570,6 +570,60 @@ static void test_luks_helper_installed(void **state)
 	assert_int_equal(run_luks(lib_init), EXIT_SYSTEM);
 }
 
+/* The checkers: the host's by default (when it has e2fsck) with their libraries, none with
+ * --no-fsck; from --fsck-root a static one whole, a dynamic one whose interpreter is missing
+ * not at all (it could not start at boot). */
+static void test_checkers(void **state)
+{
+	const char *triplet = arch_native() == ARCH_X86_64 ? "x86_64-linux-gnu" : "aarch64-linux-gnu";
+	char fsck_root[128], path[300], lib[128], lib2[128];
+	const char *h;
+	size_t size;
+	char *buf;
+
+	if (!have_depmod)
+		skip();
+	if (access("/usr/sbin/e2fsck", X_OK) == 0 || access("/sbin/e2fsck", X_OK) == 0) {
+		assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, NULL), 0);
+		buf = read_file(out_path, &size);
+		h = find_entry(buf, size, "usr/sbin/e2fsck");
+		assert_non_null(h);
+		assert_int_equal(hex_field(h, 1), S_IFREG | 0755);
+		h = find_entry(buf, size, "usr/sbin/fsck.ext4");
+		assert_non_null(h);
+		assert_int_equal(hex_field(h, 1) & S_IFMT, S_IFLNK);
+		snprintf(lib, sizeof(lib), "lib/%s/libext2fs.so.2", triplet);
+		snprintf(lib2, sizeof(lib2), "usr/lib/%s/libext2fs.so.2", triplet);
+		assert_true(find_entry(buf, size, lib) || find_entry(buf, size, lib2));
+		snprintf(lib, sizeof(lib), "lib/%s/libc.so.6", triplet);
+		snprintf(lib2, sizeof(lib2), "usr/lib/%s/libc.so.6", triplet);
+		assert_true(find_entry(buf, size, lib) || find_entry(buf, size, lib2));
+		free(buf);
+	}
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--no-fsck",
+			     NULL), 0);
+	assert_false(image_has(out_path, "usr/sbin/e2fsck"));
+	assert_false(image_has(out_path, "usr/sbin/fsck.fat"));
+
+	snprintf(fsck_root, sizeof(fsck_root), "%s/fsck-root", root);
+	snprintf(path, sizeof(path), "mkdir -p %s/sbin", fsck_root);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/sbin/fsck.fat", fsck_root);
+	write_elf(path, false);
+	snprintf(path, sizeof(path), "%s/sbin/e2fsck", fsck_root);
+	write_elf(path, true);
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--fsck-root",
+			     fsck_root, NULL), 0);
+	buf = read_file(out_path, &size);
+	h = find_entry(buf, size, "usr/sbin/fsck.fat");
+	assert_non_null(h);
+	assert_int_equal(hex_field(h, 6), 64);
+	assert_non_null(find_entry(buf, size, "usr/sbin/fsck.vfat"));
+	assert_null(find_entry(buf, size, "usr/sbin/e2fsck"));
+	assert_null(find_entry(buf, size, "usr/sbin/fsck.ext4"));
+	free(buf);
+}
+
 static void test_unwritable_output(void **state)
 {
 	if (!have_depmod)
@@ -599,6 +653,7 @@ int main(void)
 		cmocka_unit_test_setup(test_refusals, remove_output),
 		cmocka_unit_test_setup(test_luks_helper, remove_output),
 		cmocka_unit_test_setup(test_luks_helper_installed, remove_output),
+		cmocka_unit_test_setup(test_checkers, remove_output),
 		cmocka_unit_test_setup(test_unwritable_output, remove_output),
 	};
 

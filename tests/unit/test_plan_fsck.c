@@ -1,0 +1,239 @@
+/* fsck before a read-write mount: the planner's OP_FSCK steps (init/plan_fsck.c) and the
+ * rules they follow (init/fsck_rules.c): which checker, which options, which exit codes stop
+ * the boot. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fsck.h"
+#include "plan_fixtures.h"
+
+#define LUKS_VAR_UUID "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"
+
+static int plan_with(struct fixture *f, const char *line)
+{
+	assert_int_equal(cmdline_parse(line, &f->opts, NULL, 0), 0);
+	return fx_plan(f);
+}
+
+/* The ops of the plan up to the skeleton, one letter each: F fsck, M mount, the others '.'. */
+static const char *ops(const struct fixture *f)
+{
+	static char out[PLAN_MAX_STEPS + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->plan.n_steps; i++) {
+		enum plan_op op = f->plan.steps[i].op;
+
+		if (op == OP_POPULATE || op == OP_SKEL_DIR || op == OP_SKEL_LINK)
+			break;
+		out[n++] = op == OP_FSCK ? 'F' : op == OP_MOUNT ? 'M' : '.';
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void want_ops(const struct fixture *f, int r, const char *want)
+{
+	if (r != 0 || strcmp(ops(f), want) != 0) {
+		fx_dump(f);
+		fail_msg("want 0 and steps %s; got %d and %s", want, r, ops(f));
+	}
+}
+
+static void want_fsck(const struct fixture *f, size_t i, const char *target, const char *fstype,
+		      const char *options)
+{
+	const struct plan_step *s = &f->plan.steps[i];
+
+	if (s->op != OP_FSCK || strcmp(s->target, target) != 0 || strcmp(s->fstype, fstype) != 0 ||
+	    strcmp(s->options, options) != 0 || strcmp(s->source, s[1].source) != 0 ||
+	    s[1].op != OP_MOUNT || strcmp(s[1].target, target) != 0) {
+		fx_dump(f);
+		fail_msg("step %zu: want fsck %s (%s) %s before its mount", i, target, fstype, options);
+	}
+}
+
+/* root, /var of this machine, /home, all ext4; an ESP (vfat) and swap. */
+static struct fixture *full_disk(const char *home_fstype)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "d15c0001-0000-4000-8000-000000000000", false);
+
+	fx_part(f, d, 1, T_ROOT_X86_64, NULL, "root", 0, "ext4");
+	fx_part(f, d, 2, T_VAR, MACHINE_VAR_PARTUUID, "var", 0, "ext4");
+	fx_part(f, d, 3, T_HOME, NULL, "home", 0, home_fstype);
+	fx_part(f, d, 4, T_ESP, NULL, "esp", 0, "vfat");
+	fx_part(f, d, 5, T_SWAP, NULL, "swap", 0, "swap");
+	f->machine.has_machine_id = true;
+	fx_machine_id(f->machine.machine_id);
+	return f;
+}
+
+static void test_rw_mounts_are_checked_first(void **state)
+{
+	struct fixture *f = full_disk("ext4");
+	int r = plan_with(f, "rw");
+
+	/* root, /var, /home, the ESP (vfat, rw with rw), swap */
+	want_ops(f, r, "FMFMFMFM.");
+	want_fsck(f, 0, "/sysroot", "ext4", "-a");
+	want_fsck(f, 2, "/sysroot/var", "ext4", "-a");
+	want_fsck(f, 4, "/sysroot/home", "ext4", "-a");
+	want_fsck(f, 6, "/sysroot/boot", "vfat", "-a");
+	assert_non_null(strstr(f->plan.steps[2].reason, "fsck.mode=auto"));
+	assert_ptr_equal(f->plan.steps[2].part, f->plan.steps[3].part);
+	fx_free(f);
+}
+
+static void test_read_only_root_is_left_to_the_real_init(void **state)
+{
+	struct fixture *f = full_disk("ext4");
+	int r = plan_with(f, "");
+
+	/* ro root and ESP: no check; /var and /home are rw in any boot */
+	want_ops(f, r, "MFMFMM.");
+	want_fsck(f, 1, "/sysroot/var", "ext4", "-a");
+	fx_free(f);
+}
+
+static void test_modes_and_repairs(void **state)
+{
+	struct fixture *f = full_disk("ext4");
+
+	want_ops(f, plan_with(f, "rw fsck.mode=force fsck.repair=yes"), "FMFMFMFM.");
+	want_fsck(f, 0, "/sysroot", "ext4", "-y -f");
+	want_fsck(f, 6, "/sysroot/boot", "vfat", "-y -f");
+	assert_non_null(strstr(f->plan.steps[0].reason, "fsck.mode=force"));
+	want_ops(f, plan_with(f, "rw rd.fsck.repair=no"), "FMFMFMFM.");
+	want_fsck(f, 2, "/sysroot/var", "ext4", "-n");
+	want_ops(f, plan_with(f, "rw fsck.mode=skip"), "MMMM.");
+	want_ops(f, plan_with(f, "rw rd.fsck.mode=skip"), "MMMM.");
+	fx_free(f);
+}
+
+/* xfs and btrfs check themselves on mount: no step, whatever the mode. */
+static void test_no_checker_no_step(void **state)
+{
+	struct fixture *f = full_disk("xfs");
+
+	want_ops(f, plan_with(f, "fsck.mode=force"), "MFMMM.");
+	fx_free(f);
+	f = full_disk("btrfs");
+	want_ops(f, plan_with(f, ""), "MFMMM.");
+	fx_free(f);
+}
+
+static void test_verity_root_is_never_checked(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "d15c0001-0000-4000-8000-000000000000", false);
+	char line[256];
+
+	fx_part(f, d, 1, T_ROOT_X86_64, "01234567-89ab-cdef-0123-456789abcdef", "root", 0, "ext4");
+	fx_part(f, d, 2, T_ROOT_VERITY_X86_64, "fedcba98-7654-3210-fedc-ba9876543210", "root-verity",
+		0, "DM_verity_hash");
+	snprintf(line, sizeof(line), "rw fsck.mode=force roothash=0123456789abcdef0123456789abcdef"
+		 "fedcba9876543210fedcba9876543210");
+	want_ops(f, plan_with(f, line), ".M");
+	fx_free(f);
+}
+
+/* An unlocked /var: its filesystem is probed at boot, the step says so. */
+static void test_luks_fstype_probed_at_boot(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "d15c0001-0000-4000-8000-000000000000", false);
+	struct part *var;
+
+	fx_part(f, d, 1, T_ROOT_X86_64, NULL, "root", 0, "ext4");
+	var = fx_part(f, d, 2, T_VAR, MACHINE_VAR_PARTUUID, "var", 0, "crypto_LUKS");
+	snprintf(var->fsuuid, sizeof(var->fsuuid), "%s", LUKS_VAR_UUID);
+	f->machine.has_machine_id = true;
+	fx_machine_id(f->machine.machine_id);
+	want_ops(f, plan_with(f, ""), "M.FM");
+	want_fsck(f, 2, "/sysroot/var", "", "-a");
+	assert_string_equal(f->plan.steps[2].source, "/dev/mapper/var");
+	assert_null(f->plan.steps[2].part);
+	assert_non_null(strstr(f->plan.steps[2].reason, "probed at boot"));
+	fx_free(f);
+}
+
+static void test_checkers(void **state)
+{
+	assert_string_equal(fsck_checker_for("ext4")->programs[0], "e2fsck");
+	assert_string_equal(fsck_checker_for("ext2")->programs[0], "e2fsck");
+	assert_string_equal(fsck_checker_for("vfat")->programs[0], "fsck.vfat");
+	assert_true(fsck_checker_for("ext3")->takes_force);
+	assert_false(fsck_checker_for("vfat")->takes_force);
+	assert_null(fsck_checker_for("xfs"));
+	assert_null(fsck_checker_for("btrfs"));
+	assert_null(fsck_checker_for("erofs"));
+	assert_null(fsck_checker_for(""));
+	assert_null(fsck_checker_for(NULL));
+	assert_string_equal(fsck_repair_option(FSCK_PREEN), "-a");
+	assert_string_equal(fsck_repair_option(FSCK_YES), "-y");
+	assert_string_equal(fsck_repair_option(FSCK_NO), "-n");
+}
+
+/* fsck(8): 0 clean, 1 corrected, 2 reboot, 4 uncorrected, 8 operational, 16 usage, 32
+ * cancelled, 128 shared-library error; a killed checker is -1. */
+static void test_verdicts(void **state)
+{
+	assert_int_equal(fsck_verdict(0), FSCK_VERDICT_CLEAN);
+	assert_int_equal(fsck_verdict(1), FSCK_VERDICT_REPAIRED);
+	assert_int_equal(fsck_verdict(2), FSCK_VERDICT_REBOOT);
+	assert_int_equal(fsck_verdict(3), FSCK_VERDICT_REBOOT);
+	assert_int_equal(fsck_verdict(4), FSCK_VERDICT_FAILED);
+	assert_int_equal(fsck_verdict(5), FSCK_VERDICT_FAILED);
+	assert_int_equal(fsck_verdict(6), FSCK_VERDICT_FAILED);
+	assert_int_equal(fsck_verdict(8), FSCK_VERDICT_FAILED);
+	assert_int_equal(fsck_verdict(12), FSCK_VERDICT_FAILED);
+	assert_int_equal(fsck_verdict(127), FSCK_VERDICT_FAILED);
+	assert_int_equal(fsck_verdict(128), FSCK_VERDICT_FAILED);
+	assert_int_equal(fsck_verdict(-1), FSCK_VERDICT_FAILED);
+}
+
+static void test_argv(void **state)
+{
+	const char *argv[8];
+	char words[32];
+
+	assert_int_equal(fsck_argv(fsck_checker_for("ext4"), "/usr/sbin/e2fsck", "-a -f", "/dev/vda3",
+				   words, sizeof(words), argv, 8), 0);
+	assert_string_equal(argv[0], "/usr/sbin/e2fsck");
+	assert_string_equal(argv[1], "-a");
+	assert_string_equal(argv[2], "-f");
+	assert_string_equal(argv[3], "/dev/vda3");
+	assert_null(argv[4]);
+	/* fsck.fat's -f salvages chains: never passed */
+	assert_int_equal(fsck_argv(fsck_checker_for("vfat"), "/usr/sbin/fsck.vfat", "-y -f",
+				   "/dev/vda1", words, sizeof(words), argv, 8), 0);
+	assert_string_equal(argv[1], "-y");
+	assert_string_equal(argv[2], "/dev/vda1");
+	assert_null(argv[3]);
+	assert_int_equal(fsck_argv(fsck_checker_for("ext4"), "e2fsck", "-a -f -a -f -a -f", "/dev/x",
+				   words, sizeof(words), argv, 5), -E2BIG);
+	assert_int_equal(fsck_argv(fsck_checker_for("ext4"), "e2fsck", "-a", "/dev/x", words, 2, argv,
+				   8), -E2BIG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rw_mounts_are_checked_first),
+		cmocka_unit_test(test_read_only_root_is_left_to_the_real_init),
+		cmocka_unit_test(test_modes_and_repairs),
+		cmocka_unit_test(test_no_checker_no_step),
+		cmocka_unit_test(test_verity_root_is_never_checked),
+		cmocka_unit_test(test_luks_fstype_probed_at_boot),
+		cmocka_unit_test(test_checkers),
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_argv),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
