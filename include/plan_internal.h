@@ -179,3 +179,6 @@ int add_skeleton_stage(struct planner *p);
 
 /* plan_roles.c: the partitions mounted after root and /usr. */
 int add_discovered_stage(struct planner *p);
+
+/* plan_resume.c: resume from hibernation, the plan's first step. */
+int add_resume_stage(struct planner *p);
