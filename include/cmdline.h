@@ -99,6 +99,10 @@ struct options {
 	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
 	enum fsck_mode fsck_mode;     /* fsck.mode= / rd.fsck.mode= (the later wins) */
 	enum fsck_repair fsck_repair; /* fsck.repair= / rd.fsck.repair= */
+	const char *resume;      /* resume=: a device spec or MAJ:MIN */
+	uint64_t resume_offset;  /* resume_offset=: pages into resume=, for a swap file */
+	bool has_resume_offset;
+	bool noresume;           /* noresume: no resume, and a hibernation image is left alone */
 	const char *init;        /* init= */
 	const char *disk;        /* earlymount.disk=: device path, PARTUUID=/UUID= on it, or GPT disk UUID */
 	bool has_machine_id;     /* systemd.machine_id= */
@@ -135,6 +139,9 @@ int cmdline_parse_time_span(const char *s, int *seconds);
 
 /* systemd's boolean words: 1/yes/y/true/t/on and 0/no/n/false/f/off. 1, 0 or -EINVAL. */
 int parse_boolean(const char *s);
+
+/* Whether s is a device number as the kernel writes it, "MAJ:MIN" in decimal. */
+bool is_devno(const char *s);
 
 /* The keys this parser knows, NULL-terminated (for the man page check). */
 extern const char *const cmdline_known_keys[];

@@ -49,6 +49,10 @@ enum plan_op {
 	OP_SKEL_DIR,  /* a directory target with exactly mode, when nothing is at target */
 	OP_SKEL_LINK, /* target -> source when nothing is at target and source, read from
 		       * target's directory, exists */
+	/* Resume from the hibernation image on source (a device spec or MAJ:MIN): the kernel
+	 * does not return when it resumes. Always first: nothing may be mounted (or its journal
+	 * replayed) that the image still holds open. options: "resume_offset=PAGES" or "". */
+	OP_RESUME,
 	OP_MAX,
 };
 

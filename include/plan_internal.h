@@ -184,3 +184,6 @@ int add_fsck_step(struct planner *p, const char *source, const struct part *part
 
 /* plan_roles.c: the partitions mounted after root and /usr. */
 int add_discovered_stage(struct planner *p);
+
+/* plan_resume.c: resume from hibernation, the plan's first step. */
+int add_resume_stage(struct planner *p);

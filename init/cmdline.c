@@ -37,7 +37,8 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	set_debug, set_rootwait, set_timeout, set_rootdelay, set_verity, set_roothash, set_usrhash,
 	set_verity_root_data, set_verity_root_hash, set_verity_root_options, set_verity_usr_data,
 	set_verity_usr_hash, set_verity_usr_options, set_fallback, set_luks, set_luks_uuid,
-	set_luks_name, set_luks_options, set_luks_key, set_fsck_mode, set_fsck_repair;
+	set_luks_name, set_luks_options, set_luks_key, set_fsck_mode, set_fsck_repair, set_resume,
+	set_resume_offset, set_noresume;
 
 /* One table for the parser and for cmdline_known_keys[]. */
 #define CMDLINE_KEYS(KEY)                                                   \
@@ -76,6 +77,9 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	KEY("rd.fsck.mode",        FORM_VALUE,    set_fsck_mode,  LIST_NONE)      \
 	KEY("fsck.repair",         FORM_VALUE,    set_fsck_repair, LIST_NONE)     \
 	KEY("rd.fsck.repair",      FORM_VALUE,    set_fsck_repair, LIST_NONE)     \
+	KEY("resume",              FORM_VALUE,    set_resume,     LIST_NONE)      \
+	KEY("resume_offset",       FORM_VALUE,    set_resume_offset, LIST_NONE)   \
+	KEY("noresume",            FORM_SWITCH,   set_noresume,   LIST_NONE)      \
 	KEY("init",                FORM_VALUE,    set_init,       LIST_NONE)      \
 	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
 	KEY("earlymount.fallback", FORM_OPTIONAL, set_fallback,   LIST_NONE)      \
@@ -671,6 +675,47 @@ static int set_volatile(struct options *o, const char *value, const char **why)
 	r = -EINVAL;
 out:
 	return r;
+}
+
+/* The kernel's own form of a device, "MAJ:MIN" in decimal, as /sys/power/resume takes it. */
+bool is_devno(const char *s)
+{
+	size_t major = strspn(s, "0123456789");
+	size_t minor = major && s[major] == ':' ? strspn(s + major + 1, "0123456789") : 0;
+
+	return minor > 0 && s[major + 1 + minor] == '\0';
+}
+
+static int set_resume(struct options *o, const char *value, const char **why)
+{
+	int r = 0;
+
+	if (value[0] && !is_device_spec(value) && !is_devno(value)) {
+		*why = "not a device; give a path such as /dev/vda3, a UUID=, PARTUUID=, LABEL= or "
+		       "PARTLABEL= tag, or MAJOR:MINOR";
+		r = -EINVAL;
+	} else {
+		r = store_or_reset(o, value, &o->resume);
+	}
+	return r;
+}
+
+static int set_resume_offset(struct options *o, const char *value, const char **why)
+{
+	int r = parse_decimal(value, strlen(value), UINT64_MAX, &o->resume_offset);
+
+	if (r < 0)
+		*why = "not a number of pages; give the swap file's first page, as "
+		       "filefrag or btrfs inspect-internal map-swapfile -r print it";
+	else
+		o->has_resume_offset = true;
+	return r;
+}
+
+static int set_noresume(struct options *o, const char *value, const char **why)
+{
+	o->noresume = true;
+	return 0;
 }
 
 static int set_init(struct options *o, const char *value, const char **why)

@@ -20,6 +20,7 @@
 #include "luks_open.h"
 #include "mountopts.h"
 #include "probe.h"
+#include "resume.h"
 #include "util.h"
 #include "verity_open.h"
 
@@ -419,7 +420,7 @@ static int op_swapon(const struct plan_step *s, struct execute_ctx *ctx)
 			r = -EINVAL;
 			why_set(ctx, "not enabling swap on %s: it holds %s", s->source,
 				 streq(probed, "swsuspend") ? "a hibernation image, which earlymount "
-				 "does not resume yet and must not overwrite"
+				 "does not resume from an encrypted swap and must not overwrite"
 				 : probed[0] ? probed : "no swap signature");
 			goto out;
 		}
@@ -428,6 +429,29 @@ static int op_swapon(const struct plan_step *s, struct execute_ctx *ctx)
 		r = -errno;
 	if (r < 0)
 		why_set(ctx, "unable to enable swap on %s: %s", s->source, strerror(-r));
+out:
+	return r;
+}
+
+/* The plan put this first: nothing is mounted yet. A device that did not resolve, or a kernel
+ * without hibernation, is the step's failure, a warning since the step is optional. Once a
+ * boot: the kernel drops an image it has looked at, and the A/B fallback runs the plan again. */
+static int op_resume(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	static bool attempted;
+	const char *offset = startswith(s->options, "resume_offset=");
+	char dev[PATH_MAX];
+	int r = 0;
+
+	if (attempted)
+		goto out;
+	attempted = true;
+	r = is_devno(s->source) ? copy_str(dev, sizeof(dev), s->source)
+				: execute_resolve_source(s, ctx->disks, dev, sizeof(dev), NULL);
+	if (r < 0)
+		why_set(ctx, "unable to resume from %s: %s", s->source, strerror(-r));
+	else
+		r = resume_attempt(dev, offset, ctx->why, sizeof(ctx->why));
 out:
 	return r;
 }
@@ -734,6 +758,7 @@ static const struct op_runner {
 	[OP_POPULATE] = { op_populate },
 	[OP_SKEL_DIR] = { op_skel_dir },
 	[OP_SKEL_LINK] = { op_skel_link },
+	[OP_RESUME] = { op_resume },
 };
 
 static bool op_is_skeleton(enum plan_op op)
@@ -752,8 +777,10 @@ static void log_step(const struct plan_step *s)
 	else if (s->fstype[0])
 		log_info("%s %s → %s (%s)%s%s", name, s->source, s->target, s->fstype, sep,
 			 s->options);
-	else if (s->source[0])
+	else if (s->source[0] && s->target[0])
 		log_info("%s %s → %s%s%s", name, s->source, s->target, sep, s->options);
+	else if (s->source[0])
+		log_info("%s %s%s%s", name, s->source, sep, s->options);
 	else
 		log_info("%s %s%s%s", name, s->target, sep, s->options);
 	if (s->reason[0])

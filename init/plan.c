@@ -20,6 +20,7 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
 	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",   [OP_FSCK] = "fsck",
 	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
+	[OP_RESUME] = "resume",
 };
 
 const char *plan_op_name(enum plan_op op)
@@ -36,7 +37,9 @@ static int add_steps(struct planner *p)
 
 	if (opts->root_kind == ROOT_TMPFS && opts->volatile_mode != VOLATILE_NO)
 		note(p, "systemd.volatile= ignored: root=tmpfs is volatile already");
-	r = add_root_stage(p);
+	r = add_resume_stage(p);
+	if (r == 0)
+		r = add_root_stage(p);
 	if (r < 0)
 		goto out;
 	if (!(opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_YES && !p->usr))

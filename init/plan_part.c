@@ -125,7 +125,10 @@ bool role_fstype_ok(struct planner *p, const struct part *part, enum dps_role ro
 		ok = streq(part->fstype, "swap");
 	else
 		ok = part->fstype[0] && dps_fstype_allowed(part->fstype);
-	if (!ok && part->fstype[0])
+	if (role == DPS_SWAP && streq(part->fstype, "swsuspend"))
+		note(p, "partition %u (swap) not enabled as swap: it holds a hibernation image, "
+		     "which swapping would overwrite", part->number);
+	else if (!ok && part->fstype[0])
 		note(p, "partition %u (%s) not used: it holds %s; expected %s", part->number,
 		     dps_role_name(role), part->fstype,
 		     role == DPS_SWAP ? "a swap signature" : ALLOWED_FSTYPES);

@@ -2,7 +2,9 @@
  * command line, mounts, active swap, earlymount's timings, argv, the file-hierarchy skeleton)
  * on the console, then powers off. With probe.write on the kernel command line it first reports the
  * markers a previous boot left in /, /etc and /var, then writes its own there (the volatile
- * tests: the disk must not change, a second boot must see nothing).
+ * tests: the disk must not change, a second boot must see nothing). With probe.hibernate it then
+ * hibernates instead of powering off, with a random marker in its memory: a boot that resumes
+ * the image continues in it and prints the marker again, then powers off.
  * Depends on nothing but the kernel: it mounts /proc itself, and says so, when it is absent. */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,14 +111,59 @@ static void proc_ensure(void)
 /* Kernel messages that land in the middle of the report (a mouse found late, say) would cut
  * its lines apart for the harness: from here on the console shows only emergencies, which
  * a panic still is. */
-static void kernel_console_quiet(void)
+static int write_file(const char *path, const char *text)
 {
-	int fd = open("/proc/sys/kernel/printk", O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+	int r = n == (ssize_t)strlen(text) ? 0 : -errno;
 
-	if (fd < 0 || write(fd, "1", 1) != 1)
-		emit("note: unable to quiet the kernel's console: %s\n", strerror(errno));
 	if (fd >= 0)
 		close(fd);
+	return r;
+}
+
+/* "1" keeps the report in one piece; "7" shows the kernel's PM: lines while it hibernates. */
+static int kernel_console_level(const char *level)
+{
+	return write_file("/proc/sys/kernel/printk", level);
+}
+
+static void kernel_console_quiet(void)
+{
+	int r = kernel_console_level("1");
+
+	if (r < 0)
+		emit("note: unable to quiet the kernel's console: %s\n", strerror(-r));
+}
+
+/* The image goes to the swap earlymount enabled. "shutdown" powers off once it is written
+ * (QEMU then exits), whatever the platform would do for S4. The marker lives only here, in
+ * memory: after a resume it is the one printed before, after a fresh boot a new one. */
+static void hibernate(void)
+{
+	unsigned char bytes[8] = { 0 };
+	char marker[2 * sizeof(bytes) + 1];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0 || read(fd, bytes, sizeof(bytes)) != (ssize_t)sizeof(bytes))
+		dprintf(1, "probe: unable to read /dev/urandom: %s\n", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(marker + 2 * i, 3, "%02x", bytes[i]);
+	dprintf(1, "probe: hibernating, marker %s\n", marker);
+	sync();
+	kernel_console_level("7");
+	r = write_file("/sys/power/disk", "shutdown");
+	if (r < 0)
+		dprintf(1, "probe: unable to write shutdown to /sys/power/disk: %s\n", strerror(-r));
+	r = write_file("/sys/power/state", "disk");
+	kernel_console_quiet();
+	if (r < 0)
+		dprintf(1, "probe: unable to hibernate: %s\n", strerror(-r));
+	else
+		dprintf(1, "probe: resumed, marker %s\n", marker);
 }
 
 /* What a non-systemd init needs to find at the top of the new root, and the file the test
@@ -291,6 +338,8 @@ static void report_build(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	static char cmdline[4096];
+
 	emit(BEGIN);
 	console_ensure();
 	proc_ensure();
@@ -302,6 +351,9 @@ int main(int argc, char **argv)
 	/* Run by hand on a host it only reports; as PID 1 it must never return. */
 	if (getpid() != 1)
 		return 0;
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) == 0 &&
+	    cmdline_has(cmdline, "probe.hibernate"))
+		hibernate();
 	reboot(RB_POWER_OFF);
 	dprintf(1, "probe: unable to power off: %s\n", strerror(errno));
 	for (;;)

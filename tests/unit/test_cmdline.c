@@ -726,6 +726,45 @@ static void test_luks_keys_malformed(void **state)
 	assert_int_equal(opts.luks.n_volumes, LUKS_MAX_VOLUMES);
 }
 
+static void test_resume_keys(void **state)
+{
+	parse_ok("resume=PARTUUID=00002002-0000-4000-8000-000000000000 resume_offset=34816");
+	assert_string_equal(opts.resume, "PARTUUID=00002002-0000-4000-8000-000000000000");
+	assert_true(opts.has_resume_offset);
+	assert_true(opts.resume_offset == 34816);
+	assert_false(opts.noresume);
+	/* The kernel's own forms: a path and MAJ:MIN. */
+	parse_ok("resume=/dev/vda2");
+	assert_string_equal(opts.resume, "/dev/vda2");
+	assert_false(opts.has_resume_offset);
+	parse_ok("resume=254:2 noresume");
+	assert_string_equal(opts.resume, "254:2");
+	assert_true(opts.noresume);
+	/* An empty value takes back an earlier one. */
+	parse_ok("resume=LABEL=swap resume=");
+	assert_null(opts.resume);
+	/* "noresume=1" is not the switch, as the kernel reads it. */
+	parse_ok("noresume=1");
+	assert_false(opts.noresume);
+}
+
+static void test_resume_keys_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"resume=swap", "resume=254:", "resume=:2", "resume=254:2:1", "resume=0x0802",
+		"resume_offset=-1", "resume_offset=12k", "resume_offset=18446744073709551616",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		parse_einval(bad[i]);
+		assert_null(opts.resume);
+		assert_false(opts.has_resume_offset);
+	}
+	parse_einval("resume");
+	parse_ok("resume_offset=18446744073709551615");
+	assert_true(opts.resume_offset == UINT64_MAX);
+}
+
 static void test_known_keys(void **state)
 {
 	size_t n = 0;
@@ -735,7 +774,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 53);
+	assert_int_equal(n, 56);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -888,6 +927,8 @@ int main(void)
 		cmocka_unit_test(test_many_quotes),
 		cmocka_unit_test(test_luks_keys),
 		cmocka_unit_test(test_luks_keys_malformed),
+		cmocka_unit_test(test_resume_keys),
+		cmocka_unit_test(test_resume_keys_malformed),
 		cmocka_unit_test(test_known_keys),
 		cmocka_unit_test(test_known_keys_all_do_something),
 		cmocka_unit_test(test_random_lines),

@@ -8,40 +8,17 @@
 #include <cmocka.h>
 
 #include "plan_fixtures.h"
+#include "plan_checks.h"
 
 #define LUKS_ROOT "cc1fed1f-50ba-43cd-a395-77333c5d0504"
 #define LUKS_VAR "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"
 #define LUKS_DATA "5a5a5a5a-1111-4222-8333-444455556666"
-
-static int plan_with(struct fixture *f, const char *line)
-{
-	assert_int_equal(cmdline_parse(line, &f->opts, NULL, 0), 0);
-	/* the fsck steps of unlocked devices: test_plan_fsck.c */
-	f->opts.fsck_mode = FSCK_SKIP;
-	return fx_plan(f);
-}
-
-static void want_ok(struct fixture *f, int r, size_t n_steps)
-{
-	if (r != 0 || f->plan.n_steps != n_steps) {
-		fx_dump(f);
-		fail_msg("want 0 and %zu steps; got %d and %zu", n_steps, r, f->plan.n_steps);
-	}
-}
 
 static void want_error(struct fixture *f, int r, int want, const char *text)
 {
 	if (r != want || !strstr(f->plan.error, text)) {
 		fx_dump(f);
 		fail_msg("want %d and an error with '%s'; got %d", want, text, r);
-	}
-}
-
-static void want_note(struct fixture *f, const char *text)
-{
-	if (!fx_has_note(f, text)) {
-		fx_dump(f);
-		fail_msg("no note contains '%s'", text);
 	}
 }
 

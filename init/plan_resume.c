@@ -1,0 +1,120 @@
+/* Resume from hibernation: the first step of a plan, before any mount, so that no filesystem
+ * the image still holds open is written or has its journal replayed. resume= names the device
+ * (the kernel's key, which systemd's initrd reads too); without it, the lowest-numbered swap
+ * partition of the boot disk whose header says it holds an image (libblkid's "swsuspend"):
+ * any of them, as the real init may have swapped on another than discovery's first. A swap with an
+ * image is never enabled (plan_part.c refuses it), with noresume too: the image stays. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "plan_internal.h"
+#include "util.h"
+
+#define HIBERNATION_IMAGE "swsuspend"
+
+static bool holds_image(const struct part *part)
+{
+	return streq(part->fstype, HIBERNATION_IMAGE);
+}
+
+/* The first swap partition of the boot disk that holds an image, not marked no-auto nor
+ * damaged, or NULL. */
+static const struct part *discovered_image(const struct planner *p)
+{
+	const struct part *found = NULL;
+	char why[PLAN_TEXT];
+
+	for (size_t i = 0; p->disk && i < p->disk->n_parts; i++) {
+		const struct part *part = &p->disk->parts[i];
+
+		if (!part_is(part, DPS_SWAP, ARCH_INVALID) || !holds_image(part) ||
+		    auto_skip_reason(part, DPS_SWAP) || part_damage(p->disk, part, why))
+			continue;
+		if (!found || part->number < found->number)
+			found = part;
+	}
+	return found;
+}
+
+/* The kernel reads the image through the device itself: a LUKS header in the way would need
+ * the volume unlocked first, with the key of the hibernated system. */
+static bool encrypted(const char *spec, const struct part *part)
+{
+	return startswith(spec, MAPPER_DIR) || startswith(spec, "/dev/dm-") || part_is_luks(part);
+}
+
+static int add_resume_step(struct planner *p, const char *source, const struct part *part,
+			   struct plan_step **out)
+{
+	char offset[sizeof("resume_offset=") + 20] = "";
+	int r;
+
+	if (p->opts->has_resume_offset)
+		snprintf(offset, sizeof(offset), "resume_offset=%" PRIu64, p->opts->resume_offset);
+	r = add_step(p, OP_RESUME, source, "", "", part, out);
+	if (r == 0)
+		r = copy_field(p, (*out)->options, sizeof((*out)->options), offset, "options");
+	/* No image, or one the kernel cannot load, is a fresh boot, never a stop. */
+	if (r == 0)
+		(*out)->optional = true;
+	return r;
+}
+
+/* resume=: a MAJ:MIN goes to the kernel as it is; a spec must name a partition, and the boot
+ * waits for it as for the root (-ENOENT), as mounting anything before would risk the image. */
+static int resume_named(struct planner *p, const char *spec)
+{
+	const struct part *part = NULL;
+	struct plan_step *step;
+	int r = 0;
+
+	if (!is_devno(spec) && !encrypted(spec, NULL))
+		r = resolve_spec(p, "resume=", spec, &part, NULL);
+	if (r < 0)
+		goto out;
+	if (encrypted(spec, part)) {
+		note(p, "resume=%s not attempted: earlymount does not resume from an encrypted swap "
+		     "(an image there stays: a swap that holds one is not enabled)", spec);
+		goto out;
+	}
+	r = add_resume_step(p, spec, part, &step);
+	if (r == 0)
+		step_reason(step, "resume: named by resume=");
+out:
+	return r;
+}
+
+static int resume_discovered(struct planner *p, const struct part *part)
+{
+	char source[PLAN_PATH];
+	struct plan_step *step;
+	int r = discovered_source(p, part, source, sizeof(source));
+
+	if (r == 0)
+		r = add_resume_step(p, source, part, &step);
+	if (r == 0)
+		step_reason(step, "resume: a hibernation image on discovered swap partition %u of %s",
+			    part->number, p->disk->path);
+	return r;
+}
+
+int add_resume_stage(struct planner *p)
+{
+	const struct part *image = discovered_image(p);
+	int r = 0;
+
+	if (p->opts->noresume) {
+		if (p->opts->resume)
+			note(p, "resume=%s ignored: noresume", p->opts->resume);
+		if (image)
+			note(p, "noresume: the hibernation image on swap partition %u is left as it "
+			     "is, and the partition is not enabled as swap (boot without noresume to "
+			     "resume it, or run mkswap on it to throw it away)", image->number);
+	} else if (p->opts->resume) {
+		r = resume_named(p, p->opts->resume);
+	} else if (image) {
+		r = resume_discovered(p, image);
+	}
+	return r;
+}

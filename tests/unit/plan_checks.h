@@ -1,0 +1,28 @@
+/* Checks on a fixture's plan for the planner's tests; include after cmocka.h and
+ * plan_fixtures.h. A failure prints the plan first. */
+#pragma once
+
+/* Plans with the options of a command line, which must parse; without fsck steps, which
+ * test_plan_fsck.c counts. */
+static inline int plan_with(struct fixture *f, const char *line)
+{
+	assert_int_equal(cmdline_parse(line, &f->opts, NULL, 0), 0);
+	f->opts.fsck_mode = FSCK_SKIP;
+	return fx_plan(f);
+}
+
+static inline void want_ok(struct fixture *f, int r, size_t n_steps)
+{
+	if (r != 0 || f->plan.n_steps != n_steps) {
+		fx_dump(f);
+		fail_msg("want 0 and %zu steps; got %d and %zu", n_steps, r, f->plan.n_steps);
+	}
+}
+
+static inline void want_note(struct fixture *f, const char *text)
+{
+	if (!fx_has_note(f, text)) {
+		fx_dump(f);
+		fail_msg("no note contains '%s'", text);
+	}
+}
