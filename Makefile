@@ -411,8 +411,9 @@ check: check-unit check-plan check-qemu
 demo: deps all
 	@sh qemu/demo$(if $(filter debian,$(DEMO)),-debian) $(BUILD)
 
+# Kept, like the libraries: the Debian trees of check-realsys ($(BUILD)/debian, minutes to make).
 clean:
-	rm -rf $(filter-out $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT),$(wildcard $(BUILD)/*))
+	rm -rf $(filter-out $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT) $(BUILD)/debian,$(wildcard $(BUILD)/*))
 
 distclean:
 	rm -rf $(BUILD) $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT)
