@@ -89,23 +89,25 @@ int systemd_handoff_exec(const char *init, int argc, char **argv,
 	char resolved[PATH_MAX];
 	char fd_text[16];
 	char *args[EXEC_ARGS_MAX + 1];
-	int fd, r;
+	int fd = -1, r;
 
-	if (!realpath(init, resolved) || !systemd_handoff_is_systemd(resolved))
-		return switchroot_exec(init, argc, argv);
-	fd = serialization_fd(initrd_start);
-	if (fd < 0) {
-		log_warn("%s is systemd, but the initrd's start time cannot be handed to it "
-			 "(%s): starting it without, systemd-analyze will show no initrd time",
-			 init, strerror(-fd));
-		return switchroot_exec(init, argc, argv);
+	if (realpath(init, resolved) && systemd_handoff_is_systemd(resolved)) {
+		fd = serialization_fd(initrd_start);
+		if (fd < 0)
+			log_warn("%s is systemd, but the initrd's start time cannot be handed to it "
+				 "(%s): starting it without, systemd-analyze will show no initrd time",
+				 init, strerror(-fd));
 	}
-	snprintf(fd_text, sizeof(fd_text), "%d", fd);
-	systemd_handoff_argv(init, fd_text, argc, argv, args, ARRAY_SIZE(args));
-	log_info("%s is systemd (%s): handing over the initrd's start time with --deserialize %d",
-		 init, resolved, fd);
-	execv(init, args);
-	r = -errno;
-	close(fd);
+	if (fd < 0) {
+		r = switchroot_exec(init, argc, argv);
+	} else {
+		snprintf(fd_text, sizeof(fd_text), "%d", fd);
+		systemd_handoff_argv(init, fd_text, argc, argv, args, ARRAY_SIZE(args));
+		log_info("%s is systemd (%s): handing over the initrd's start time with "
+			 "--deserialize %d", init, resolved, fd);
+		execv(init, args);
+		r = -errno;
+		close(fd);
+	}
 	return r;
 }
