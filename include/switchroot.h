@@ -6,6 +6,8 @@
 #include <sys/types.h>
 
 #define SWITCHROOT_WHY 512
+/* The most arguments the real init is given, its name included. */
+#define EXEC_ARGS_MAX 64
 
 /* The facts the checks look at, gathered by switchroot_gather() or given by a test. */
 struct switchroot_facts {

@@ -26,6 +26,7 @@
 #include "modules.h"
 #include "plan.h"
 #include "switchroot.h"
+#include "systemd_handoff.h"
 #include "timing.h"
 #include "util.h"
 
@@ -47,6 +48,7 @@ struct boot {
 	struct fallback fallback; /* partitions that failed at this boot, passed over since */
 	char init[PLAN_PATH];
 	char why[WHY_MAX];
+	struct dual_clock started; /* the initrd's start, for systemd-analyze */
 };
 
 /* Too big for a stack frame, and there is only one boot. */
@@ -583,7 +585,7 @@ static int handoff(struct boot *b)
 	if (r < 0)
 		log_warn("unable to write %s: %s", TIMINGS_PATH, strerror(-r));
 	log_info("starting %s", b->init);
-	r = switchroot_exec(b->init, b->argc, b->argv);
+	r = systemd_handoff_exec(b->init, b->argc, b->argv, &b->started);
 	fail_with(b, r, "unable to run %s in the new root: %s", b->init, strerror(-r));
 out:
 	return r;
@@ -625,6 +627,7 @@ int boot_main(int argc, char **argv)
 	struct boot *b = &boot_state;
 	int r = 0;
 
+	dual_clock_now(&b->started);
 	b->argc = argc;
 	b->argv = argv;
 	log_setup(LOG_TARGET_CONSOLE);

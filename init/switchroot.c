@@ -19,8 +19,6 @@
 #include "switchroot.h"
 #include "util.h"
 
-#define EXEC_ARGS_MAX 64
-
 static const char *const api_mounts[] = { "/dev", "/proc", "/sys", "/run" };
 
 int switchroot_gather(const char *newroot, struct switchroot_facts *facts)
