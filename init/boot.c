@@ -633,5 +633,5 @@ int boot_main(int argc, char **argv)
 	if (r == 0)
 		r = handoff(b);
 	luks_forget();
-	emergency_fail("%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
+	emergency_fail(&b->opts, "%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
 }
