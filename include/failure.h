@@ -39,3 +39,7 @@ const char *failure_action_doing(enum failure_action action);
 /* Whether the countdown before the action says how long is left, at `left` seconds: every
  * 10 s, and each of the last 5. */
 bool failure_countdown_says(int left);
+
+/* One line for `earlymount plan`: "if the boot stops: with SHELL in the image, …; without,
+ * …". snprintf's result. */
+int failure_describe(const struct options *o, const char *shell, char *buf, size_t size);

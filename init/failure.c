@@ -67,3 +67,34 @@ bool failure_countdown_says(int left)
 {
 	return left > 0 && (left <= 5 || left % 10 == 0);
 }
+
+/* One branch, as "a shell, then rebooting in 3 s (panic=3)". */
+static int describe_branch(const struct options *o, bool shell_present, char *buf, size_t size)
+{
+	struct failure_plan plan;
+	char when[32] = "at once";
+	char key[sizeof(plan.because) + 3] = "";
+
+	failure_decide(o, shell_present, &plan);
+	if (plan.delay_sec > 0)
+		snprintf(when, sizeof(when), "in %d s", plan.delay_sec);
+	if (plan.because[0])
+		snprintf(key, sizeof(key), " (%s)", plan.because);
+	if (plan.then == FAILURE_SHELL)
+		return snprintf(buf, size, "a shell, again each time it exits");
+	if (plan.then == FAILURE_WAIT)
+		return snprintf(buf, size, "%swaiting forever%s", plan.shell_first ? "a shell, then " : "",
+				key);
+	return snprintf(buf, size, "%s%s %s%s", plan.shell_first ? "a shell, then " : "",
+			failure_action_doing(plan.then), when, key);
+}
+
+int failure_describe(const struct options *o, const char *shell, char *buf, size_t size)
+{
+	char with[128], without[128];
+
+	describe_branch(o, true, with, sizeof(with));
+	describe_branch(o, false, without, sizeof(without));
+	return snprintf(buf, size, "if the boot stops: with %s in the image, %s; without, %s", shell,
+			with, without);
+}

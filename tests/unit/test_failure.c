@@ -104,6 +104,29 @@ static void test_countdown(void **state)
 	assert_string_equal(failure_action_doing(FAILURE_HALT), "halting");
 }
 
+static void describe(const char *line, const char *want)
+{
+	char err[256], got[512];
+
+	if (cmdline_parse(line, &opts, err, sizeof(err)) != 0)
+		fail_msg("\"%s\": %s", line, err);
+	failure_describe(&opts, "/bin/sh", got, sizeof(got));
+	assert_string_equal(got, want);
+}
+
+static void test_describe(void **state)
+{
+	describe("", "if the boot stops: with /bin/sh in the image, a shell, again each time it "
+		     "exits; without, waiting forever");
+	describe("panic=3", "if the boot stops: with /bin/sh in the image, a shell, again each time "
+			    "it exits; without, rebooting in 3 s (panic=3)");
+	describe("rd.emergency=poweroff", "if the boot stops: with /bin/sh in the image, a shell, then "
+					  "powering off at once (rd.emergency=poweroff); without, "
+					  "powering off at once (rd.emergency=poweroff)");
+	describe("rd.shell=0", "if the boot stops: with /bin/sh in the image, waiting forever "
+			       "(rd.shell=0); without, waiting forever");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_rd_emergency_wins),
 		cmocka_unit_test(test_rd_shell_0),
 		cmocka_unit_test(test_countdown),
+		cmocka_unit_test(test_describe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
