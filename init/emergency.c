@@ -177,16 +177,15 @@ static bool run_shells(const struct failure_plan *plan)
 	return ran;
 }
 
-static void __attribute__((noreturn)) wait_with_message(const struct failure_plan *plan)
+static void __attribute__((noreturn)) wait_with_message(const char *situation, bool shell)
 {
-	if (plan->because[0])
-		log_err("%s: no shell; waiting forever (panic=N or rd.emergency=reboot to reboot "
-			"instead)",
-			plan->because);
+	if (shell)
+		log_err("%s; waiting forever (panic=N or rd.emergency=reboot to reboot instead)",
+			situation);
 	else
-		log_err("no %s in the initramfs; waiting forever (add a shell with earlymount "
-			"initramfs --add, or reboot on failure with panic=N or rd.emergency=reboot)",
-			EMERGENCY_SHELL);
+		log_err("%s; waiting forever (add a shell with earlymount initramfs --add, or reboot "
+			"on failure with panic=N or rd.emergency=reboot)",
+			situation);
 	wait_forever();
 }
 
@@ -194,6 +193,7 @@ void emergency_fail(const struct options *o, const char *fmt, ...)
 {
 	struct failure_plan plan;
 	const char *situation = "no " EMERGENCY_SHELL " in the initramfs";
+	bool shell = shell_present();
 	va_list ap;
 
 	/* The failure may come before stage one finished: give kmsg a chance, else the early
@@ -202,16 +202,18 @@ void emergency_fail(const struct options *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vmsg(LOG_ERR, fmt, ap);
 	va_end(ap);
-	failure_decide(o, shell_present(), &plan);
+	failure_decide(o, shell, &plan);
 	if (plan.shell_first) {
-		situation = "the shell exited";
-		if (!run_shells(&plan) && plan.then == FAILURE_SHELL)
+		/* run_shells() returns only after the one shell before an action, or when the
+		 * shell could not start */
+		situation = run_shells(&plan) ? "the shell exited" : "the shell did not start";
+		if (plan.then == FAILURE_SHELL)
 			plan.then = FAILURE_WAIT;
-	} else if (o->no_shell) {
+	} else if (o->no_shell && shell) {
 		situation = "rd.shell=0: no shell";
 	}
-	if (plan.then == FAILURE_WAIT || plan.then == FAILURE_SHELL)
-		wait_with_message(&plan);
+	if (plan.then == FAILURE_WAIT)
+		wait_with_message(situation, shell);
 	act(situation, plan.then, plan.delay_sec, plan.because);
 }
 
