@@ -24,6 +24,14 @@ enum volatile_mode {
 	VOLATILE_OVERLAY,
 };
 
+/* rd.emergency=: what a stopped boot does once no shell runs (dracut's key). */
+enum emergency_action {
+	EMERGENCY_UNSET, /* the default: a shell again, or a wait (see failure.h) */
+	EMERGENCY_REBOOT,
+	EMERGENCY_POWEROFF,
+	EMERGENCY_HALT,
+};
+
 enum root_kind {
 	ROOT_DISCOVER, /* root= absent or root=gpt-auto */
 	ROOT_DEVICE,   /* a path or UUID=/PARTUUID=/LABEL=/PARTLABEL= */
@@ -108,7 +116,12 @@ struct options {
 	bool has_machine_id;     /* systemd.machine_id= */
 	uint8_t machine_id[16];
 
-	bool emergency;          /* rd.emergency / emergency */
+	bool emergency;          /* rd.emergency / emergency: a shell now, before the boot */
+	/* The failure path; zero (an unset options struct) is the default. */
+	enum emergency_action emergency_action; /* rd.emergency=reboot|poweroff|halt */
+	bool no_shell;           /* rd.shell=0: no shell when the boot stops */
+	int panic_sec;           /* panic=: reboot N s after the boot stops without a shell,
+				  * negative at once, 0 never */
 	bool rd_break;           /* rd.break */
 	bool quiet;
 	bool debug;              /* debug / rd.debug */

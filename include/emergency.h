@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "cmdline.h"
+
 #define EMERGENCY_SHELL "/bin/sh"
 
 /* Runs an interactive shell on the console and returns when it exits (zombies reaped
@@ -11,8 +13,16 @@
 int emergency_shell(void);
 
 /* Logs why the boot stopped (one or two lines: what was expected, what was found, what to
- * try), then offers a shell again and again, or waits forever without one. */
-void emergency_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+ * try), then does what failure_decide() chose for o (rd.emergency=, rd.shell=, panic=):
+ * a shell again and again, a shell and then an action, an action (its countdown logged), or
+ * a wait forever. o may be a zeroed struct: the defaults. */
+void emergency_fail(const struct options *o, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/* "REASON; rebooting now (...)" on the console and the kernel log, a sync, a reboot: for a
+ * failure whose answer is a fresh boot (fsck's exit code 2). Waits forever if the kernel
+ * refuses. */
+void emergency_reboot(const char *reason) __attribute__((noreturn));
 
 /* rd.emergency / rd.break: a shell now; the boot goes on when it exits. reason says where. */
 void emergency_pause(const char *reason);

@@ -67,6 +67,11 @@ size_t modules_poll_fds(const struct modules *m, struct pollfd *fds, size_t max)
 /* Collects the background inserts that ended (all of them when wait is set), logging each
  * result. Number of modules they inserted. */
 int modules_reap(struct modules *m, bool wait);
+/* Before the handoff: waits up to timeout_ms for the background inserts still running,
+ * raised to normal priority, so the real init does not inherit them as children. Logs
+ * "waited N ms for M module loads" when there were any, and names those still running at
+ * the bound (left alone: see modules.c). *waited_ms is the time spent. Number left. */
+size_t modules_finish(struct modules *m, int timeout_ms, double *waited_ms);
 void modules_close(struct modules *m);
 /* libkmod's log function, to kmod_set_log_fn(): its messages at debug level, since each
  * failure they describe is reported once, with context, by the caller. */

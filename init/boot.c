@@ -31,6 +31,8 @@
 #include "util.h"
 
 #define DEFAULT_TIMEOUT_SEC 30
+/* How long the handoff waits for module loads still running (see finish_module_loads()). */
+#define HANDOFF_MODULES_WAIT_MS 5000
 #define WHY_MAX 1024
 
 struct boot {
@@ -556,6 +558,18 @@ static int stage_hooks_pre_switch(struct boot *b)
 	return run_hooks(b, HOOK_PRE_SWITCH, &b->plan);
 }
 
+/* A module load still running at the switch would go on as a child of the real init, in a
+ * process of the emptied initramfs: it gets a bounded while to end first. */
+static void finish_module_loads(struct boot *b)
+{
+	double start = timing_now(), waited_ms = 0;
+	size_t running = modules_loading(&b->modules);
+
+	modules_finish(&b->modules, HANDOFF_MODULES_WAIT_MS, &waited_ms);
+	if (running > 0)
+		timing_add(&b->timings, "module-wait", start, waited_ms);
+}
+
 /* Checks first; from switchroot_enter() on there is no way back. */
 static int handoff(struct boot *b)
 {
@@ -576,6 +590,7 @@ static int handoff(struct boot *b)
 			   (timing_now() - luks_answered_at()) * 1e3);
 	}
 	luks_forget();
+	finish_module_loads(b);
 	devices_close(&b->devices);
 	modules_close(&b->modules);
 	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));
@@ -636,5 +651,5 @@ int boot_main(int argc, char **argv)
 	if (r == 0)
 		r = handoff(b);
 	luks_forget();
-	emergency_fail("%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
+	emergency_fail(&b->opts, "%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
 }

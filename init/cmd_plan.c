@@ -10,6 +10,8 @@
 #include "commands.h"
 #include "disk.h"
 #include "dps.h"
+#include "emergency.h"
+#include "failure.h"
 #include "plan.h"
 #include "plan_format.h"
 #include "probe.h"
@@ -150,6 +152,15 @@ static int parse_cmdline(const char *line, struct options *opts)
 	return r < 0 ? usage_error(err[0] ? err : "--cmdline is malformed", NULL) : 0;
 }
 
+/* The plan, then what a boot that stops would do (the keys rd.emergency=, rd.shell=, panic=). */
+static void print_failure_path(const struct options *opts)
+{
+	char line[512];
+
+	failure_describe(opts, EMERGENCY_SHELL, line, sizeof(line));
+	printf("%s\n", line);
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	struct plan_args args = { 0 };
@@ -185,8 +196,10 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (args.json)
 		plan_format_json(plan, stdout);
-	else
+	else {
 		plan_format_text(plan, stdout);
+		print_failure_path(opts);
+	}
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "earlymount: cannot write the plan: %s\n", strerror(errno));
 		r = EXIT_SYSTEM;

@@ -38,7 +38,7 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	set_verity_root_data, set_verity_root_hash, set_verity_root_options, set_verity_usr_data,
 	set_verity_usr_hash, set_verity_usr_options, set_fallback, set_luks, set_luks_uuid,
 	set_luks_name, set_luks_options, set_luks_key, set_fsck_mode, set_fsck_repair, set_resume,
-	set_resume_offset, set_noresume;
+	set_resume_offset, set_noresume, set_rd_emergency, set_shell, set_panic;
 
 /* One table for the parser and for cmdline_known_keys[]. */
 #define CMDLINE_KEYS(KEY)                                                   \
@@ -84,8 +84,10 @@ static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfst
 	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
 	KEY("earlymount.fallback", FORM_OPTIONAL, set_fallback,   LIST_NONE)      \
 	KEY("systemd.machine_id",  FORM_VALUE,    set_machine_id, LIST_NONE)      \
-	KEY("rd.emergency",        FORM_SWITCH,   set_emergency,  LIST_NONE)      \
+	KEY("rd.emergency",        FORM_OPTIONAL, set_rd_emergency, LIST_NONE)    \
 	KEY("emergency",           FORM_SWITCH,   set_emergency,  LIST_NONE)      \
+	KEY("rd.shell",            FORM_OPTIONAL, set_shell,      LIST_NONE)      \
+	KEY("panic",               FORM_VALUE,    set_panic,      LIST_NONE)      \
 	KEY("rd.break",            FORM_SWITCH,   set_break,      LIST_NONE)      \
 	KEY("quiet",               FORM_SWITCH,   set_quiet,      LIST_NONE)      \
 	KEY("debug",               FORM_SWITCH,   set_debug,      LIST_NONE)      \
@@ -133,12 +135,13 @@ static const struct {
 	{ "overlay", VOLATILE_OVERLAY },
 };
 
-/* systemd-fsck(8)'s words. */
+/* A key's words and the values they stand for. */
 struct word_value {
 	const char *word;
 	int value;
 };
 
+/* systemd-fsck(8)'s words. */
 static const struct word_value fsck_mode_words[] = {
 	{ "auto", FSCK_AUTO },
 	{ "force", FSCK_FORCE },
@@ -149,6 +152,13 @@ static const struct word_value fsck_repair_words[] = {
 	{ "preen", FSCK_PREEN },
 	{ "yes", FSCK_YES },
 	{ "no", FSCK_NO },
+};
+
+/* dracut's rd.emergency= words: what a stopped boot does once no shell runs. */
+static const struct word_value emergency_words[] = {
+	{ "reboot", EMERGENCY_REBOOT },
+	{ "poweroff", EMERGENCY_POWEROFF },
+	{ "halt", EMERGENCY_HALT },
 };
 
 static const char *const device_tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" };
@@ -758,6 +768,47 @@ static int set_emergency(struct options *o, const char *value, const char **why)
 {
 	o->emergency = true;
 	return 0;
+}
+
+/* The bare key is the shell now, before the boot; a value is dracut's action on failure. */
+static int set_rd_emergency(struct options *o, const char *value, const char **why)
+{
+	int action = 0;
+	int r;
+
+	if (!value)
+		return set_emergency(o, value, why);
+	r = word_lookup(emergency_words, ARRAY_SIZE(emergency_words), value, &action);
+	if (r == 0)
+		o->emergency_action = (enum emergency_action)action;
+	else
+		*why = "not an action; use reboot, poweroff or halt (or the bare rd.emergency for a shell now)";
+	return r;
+}
+
+static int set_shell(struct options *o, const char *value, const char **why)
+{
+	bool shell = true;
+	int r = set_bool(value, &shell, why);
+
+	if (r == 0)
+		o->no_shell = !shell;
+	return r;
+}
+
+/* The kernel's own key, read as its int parameter: seconds, negative for at once. */
+static int set_panic(struct options *o, const char *value, const char **why)
+{
+	bool negative = value[0] == '-';
+	const char *digits = value + (value[0] == '-' || value[0] == '+');
+	uint64_t n;
+	int r = parse_decimal(digits, strlen(digits), INT_MAX, &n);
+
+	if (r < 0)
+		*why = "not a whole number of seconds (negative: at once)";
+	else
+		o->panic_sec = negative ? -(int)n : (int)n;
+	return r;
 }
 
 static int set_break(struct options *o, const char *value, const char **why)

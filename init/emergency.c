@@ -1,5 +1,6 @@
-/* The failure path. Whatever went wrong, the console and the kernel log say so, a shell is
- * offered when the initramfs has one, and PID 1 stays alive: its exit panics the kernel. */
+/* The failure path. Whatever went wrong, the console and the kernel log say so; then what
+ * failure_decide() chose: a shell when the initramfs has one, a reboot, power-off or halt
+ * for a machine nobody watches, or a wait. PID 1 never exits: its exit panics the kernel. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -7,11 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "emergency.h"
+#include "failure.h"
 #include "log.h"
 #include "util.h"
 
@@ -114,8 +117,83 @@ static void __attribute__((noreturn)) wait_forever(void)
 	}
 }
 
-void emergency_fail(const char *fmt, ...)
+static const int reboot_commands[] = {
+	[FAILURE_REBOOT] = RB_AUTOBOOT,
+	[FAILURE_POWEROFF] = RB_POWER_OFF,
+	[FAILURE_HALT] = RB_HALT_SYSTEM,
+};
+
+/* Says what is about to happen and when, counts down, then reboots, powers off or halts:
+ * the message reaches the console and the kernel log before the machine goes. */
+static void __attribute__((noreturn))
+act(const char *situation, enum failure_action action, int delay_sec, const char *because)
 {
+	const char *doing = failure_action_doing(action);
+	char key[64] = "";
+
+	if (because[0])
+		snprintf(key, sizeof(key), " (%s)", because);
+	if (delay_sec > 0)
+		log_err("%s; %s in %d s%s", situation, doing, delay_sec, key);
+	for (int left = delay_sec - 1; left >= 0; left--) {
+		sleep(1);
+		if (failure_countdown_says(left))
+			log_err("%s in %d s", doing, left);
+	}
+	if (delay_sec > 0)
+		log_err("%s now%s", doing, key);
+	else
+		log_err("%s; %s now%s", situation, doing, key);
+	sync();
+	reboot(reboot_commands[action]);
+	log_err("unable to stop the machine (%s): %s; waiting forever", doing, strerror(errno));
+	wait_forever();
+}
+
+void emergency_reboot(const char *reason)
+{
+	log_open_kmsg();
+	act(reason, FAILURE_REBOOT, 0, "");
+}
+
+/* The shell, once or again and again; false when it could not start. */
+static bool run_shells(const struct failure_plan *plan)
+{
+	bool again = plan->then == FAILURE_SHELL;
+	bool ran = false;
+
+	do {
+		if (again)
+			log_err("the boot stopped; starting %s (the boot cannot go on from here)",
+				EMERGENCY_SHELL);
+		else
+			log_err("the boot stopped; starting %s (the boot cannot go on from here); when "
+				"it exits: %s (%s)",
+				EMERGENCY_SHELL, failure_action_doing(plan->then), plan->because);
+		ran = emergency_shell() == 0;
+		if (ran && again)
+			sleep(1);
+	} while (ran && again);
+	return ran;
+}
+
+static void __attribute__((noreturn)) wait_with_message(const char *situation, bool shell)
+{
+	if (shell)
+		log_err("%s; waiting forever (panic=N or rd.emergency=reboot to reboot instead)",
+			situation);
+	else
+		log_err("%s; waiting forever (add a shell with earlymount initramfs --add, or reboot "
+			"on failure with panic=N or rd.emergency=reboot)",
+			situation);
+	wait_forever();
+}
+
+void emergency_fail(const struct options *o, const char *fmt, ...)
+{
+	struct failure_plan plan;
+	const char *situation = "no " EMERGENCY_SHELL " in the initramfs";
+	bool shell = shell_present();
 	va_list ap;
 
 	/* The failure may come before stage one finished: give kmsg a chance, else the early
@@ -124,19 +202,19 @@ void emergency_fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vmsg(LOG_ERR, fmt, ap);
 	va_end(ap);
-	if (!shell_present()) {
-		log_err("no %s in the initramfs; waiting forever (add a shell with earlymount "
-			"initramfs --add)",
-			EMERGENCY_SHELL);
-		wait_forever();
+	failure_decide(o, shell, &plan);
+	if (plan.shell_first) {
+		/* run_shells() returns only after the one shell before an action, or when the
+		 * shell could not start */
+		situation = run_shells(&plan) ? "the shell exited" : "the shell did not start";
+		if (plan.then == FAILURE_SHELL)
+			plan.then = FAILURE_WAIT;
+	} else if (o->no_shell && shell) {
+		situation = "rd.shell=0: no shell";
 	}
-	for (;;) {
-		log_err("the boot stopped; starting %s (the boot cannot go on from here)",
-			EMERGENCY_SHELL);
-		if (emergency_shell() < 0)
-			wait_forever();
-		sleep(1);
-	}
+	if (plan.then == FAILURE_WAIT)
+		wait_with_message(situation, shell);
+	act(situation, plan.then, plan.delay_sec, plan.because);
 }
 
 void emergency_pause(const char *reason)

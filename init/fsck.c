@@ -5,13 +5,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "emergency.h"
 #include "execute.h"
-#include "plan.h"
 #include "fsck.h"
 #include "log.h"
 #include "util.h"
@@ -158,14 +157,6 @@ out:
 	return r;
 }
 
-/* Kept minimal: the reboot policy of a failed boot lives elsewhere (emergency.c). */
-static int fsck_reboot(void)
-{
-	sync();
-	reboot(RB_AUTOBOOT);
-	return -errno;
-}
-
 static int fsck_mark_root(void)
 {
 	int fd;
@@ -236,13 +227,13 @@ int fsck_check(const char *device, const char *fstype, const char *target, const
 		log_notice("%s (%s, for %s): %s repaired errors (exit 1); the boot goes on", device,
 			   fstype, target, res.checker);
 		break;
-	case FSCK_VERDICT_REBOOT:
-		log_warn("%s (%s, for %s): %s repaired errors and asks for a reboot (exit %d): "
-			 "rebooting", device, fstype, target, res.checker, res.status);
-		r = fsck_reboot();
-		snprintf(why, why_size, "%s asked for a reboot after repairing %s, and the reboot "
-			 "failed: %s — reboot by hand", res.checker, device, strerror(-r));
-		goto out;
+	case FSCK_VERDICT_REBOOT: {
+		char reason[PLAN_TEXT + 128];
+
+		snprintf(reason, sizeof(reason), "%s (%s, for %s): %s repaired errors and asks for "
+			 "a reboot (exit %d)", device, fstype, target, res.checker, res.status);
+		emergency_reboot(reason);
+	}
 	case FSCK_VERDICT_FAILED:
 	default:
 		r = -EUCLEAN;

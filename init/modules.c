@@ -18,6 +18,7 @@
 #include "log.h"
 #include "modules.h"
 #include "sysfs.h"
+#include "timing.h"
 #include "util.h"
 
 #define MODALIAS_MAX 4096
@@ -334,6 +335,54 @@ int modules_reap(struct modules *m, bool wait)
 			i++;
 	}
 	return loaded;
+}
+
+/* Names of the loaders still running, "a (pid 1), b (pid 2)", cut to fit. */
+static void loader_names(const struct modules *m, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->n_loaders && used < size; i++) {
+		int n = snprintf(buf + used, size - used, "%s%s (pid %d)", i ? ", " : "",
+				 m->loaders[i].name, (int)m->loaders[i].pid);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+size_t modules_finish(struct modules *m, int timeout_ms, double *waited_ms)
+{
+	struct pollfd fds[MODULES_MAX_LOADERS];
+	size_t running = m->n_loaders;
+	double start = timing_now(), elapsed = 0;
+	char names[512];
+
+	/* raised from the lowest priority: the boot has nothing else to do now */
+	for (size_t i = 0; i < m->n_loaders; i++)
+		setpriority(PRIO_PROCESS, m->loaders[i].pid, 0);
+	while (m->n_loaders > 0 && elapsed < timeout_ms) {
+		size_t n = modules_poll_fds(m, fds, ARRAY_SIZE(fds));
+
+		if (poll(fds, n, timeout_ms - (int)elapsed) < 0 && errno != EINTR)
+			break;
+		modules_reap(m, false);
+		elapsed = (timing_now() - start) * 1e3;
+	}
+	*waited_ms = elapsed;
+	if (running > 0)
+		log_info("waited %.0f ms for %zu module loads before the handoff", elapsed,
+			 running - m->n_loaders);
+	if (m->n_loaders > 0) {
+		loader_names(m, names, sizeof(names));
+		/* A kill could cut a driver's probe short in an interruptible wait: they are left
+		 * to end by themselves, children of the real init, which reaps them. */
+		log_warn("%zu module loads still running after %d ms, left to the real init: %s",
+			 m->n_loaders, timeout_ms, names);
+	}
+	return m->n_loaders;
 }
 
 void modules_close(struct modules *m)

@@ -104,7 +104,7 @@ build_initramfs() { # ARCH [VARIANT]
 }
 
 # An ESP tree for a UEFI boot: systemd-boot as the removable-media loader, which starts the
-# kernel with the initramfs of VARIANT and "console=… panic=-1 APPEND" without a menu.
+# kernel with the initramfs of VARIANT and "console=… APPEND" without a menu.
 build_esp_tree() { # ARCH DIR VARIANT APPEND
 	rm -rf "$2"
 	mkdir -p "$2/EFI/BOOT" "$2/loader/entries" "$2/earlymount"
@@ -117,7 +117,7 @@ build_esp_tree() { # ARCH DIR VARIANT APPEND
 	cp "$(kernel_dir "$1")/vmlinuz" "$2/earlymount/linux"
 	cp "$(initramfs_image "$1" "$3")" "$2/earlymount/initrd"
 	printf 'timeout 0\ndefault earlymount.conf\n' >"$2/loader/loader.conf"
-	printf 'title earlymount\nlinux /earlymount/linux\ninitrd /earlymount/initrd\noptions console=%s panic=-1%s\n' \
+	printf 'title earlymount\nlinux /earlymount/linux\ninitrd /earlymount/initrd\noptions console=%s%s\n' \
 		"$lib_con" "${4:+ $4}" >"$2/loader/entries/earlymount.conf"
 }
 

@@ -1,13 +1,15 @@
 /* The "real init" of the boot-test images: reports what earlymount handed over (pid, uptime,
  * command line, mounts, active swap, earlymount's timings, argv, the file-hierarchy skeleton)
- * on the console, then powers off. With probe.write on the kernel command line it first reports the
+ * and the processes it inherited from the initramfs on the console, then powers off. With probe.write on the kernel command line it first reports the
  * markers a previous boot left in /, /etc and /var, then writes its own there (the volatile
  * tests: the disk must not change, a second boot must see nothing). With probe.hibernate it then
  * hibernates instead of powering off, with a random marker in its memory: a boot that resumes
  * the image continues in it and prints the marker again, then powers off.
  * Depends on nothing but the kernel: it mounts /proc itself, and says so, when it is absent. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -300,11 +302,47 @@ static void emit_first_line(const char *key, const char *path, char *buf, size_t
 	emit("%s: %s\n", key, buf);
 }
 
+/* Processes other than this one and the kernel's threads (children of kthreadd, pid 2):
+ * what the initramfs left running for the real init (a module load, say), as "PID (COMM)
+ * STATE", a zombie (Z) included: the real init would have to reap it. */
+static void emit_inherited(char *buf, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool any = false;
+
+	emit("inherited:");
+	while (d && (e = readdir(d))) {
+		char path[64], comm[64] = "?", state = '?';
+		int pid = atoi(e->d_name), ppid = -1;
+		char *close_paren;
+
+		if (pid <= 2 || pid == (int)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if (read_file(path, buf, size) < 0)
+			continue;
+		/* "PID (COMM) STATE PPID …", COMM may hold spaces and parentheses */
+		close_paren = strrchr(buf, ')');
+		if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2 || ppid == 2)
+			continue;
+		*close_paren = '\0';
+		if (strchr(buf, '('))
+			snprintf(comm, sizeof(comm), "%s", strchr(buf, '(') + 1);
+		emit(" %d (%s) %c", pid, comm, state);
+		any = true;
+	}
+	if (d)
+		closedir(d);
+	emit("%s\n", any ? "" : " none");
+}
+
 static void report_build(int argc, char **argv)
 {
 	static char buf[64 * 1024];
 
 	emit("pid: %d\n", (int)getpid());
+	emit_inherited(buf, sizeof(buf));
 	if (read_file("/proc/uptime", buf, sizeof(buf)) == 0) {
 		buf[strcspn(buf, " \n")] = '\0';
 		emit("uptime: %s\n", buf);

@@ -53,6 +53,9 @@ static void assert_defaults(const struct options *o)
 	assert_null(o->disk);
 	assert_false(o->has_machine_id);
 	assert_false(o->emergency);
+	assert_int_equal(o->emergency_action, EMERGENCY_UNSET);
+	assert_false(o->no_shell);
+	assert_int_equal(o->panic_sec, 0);
 	assert_false(o->rd_break);
 	assert_false(o->quiet);
 	assert_false(o->debug);
@@ -204,6 +207,45 @@ static void test_switches_with_a_value_are_not_ours(void **state)
 	assert_false(opts.emergency);
 	assert_false(opts.rootwait);
 	assert_int_equal(opts.rw, -1);
+}
+
+/* dracut's rd.emergency=ACTION beside the bare rd.emergency (a shell now), rd.shell=, and the
+ * kernel's panic= as earlymount reads it. */
+static void test_failure_keys(void **state)
+{
+	parse_ok("rd.emergency=reboot");
+	assert_int_equal(opts.emergency_action, EMERGENCY_REBOOT);
+	assert_false(opts.emergency);
+	parse_ok("rd.emergency=poweroff rd.emergency");
+	assert_int_equal(opts.emergency_action, EMERGENCY_POWEROFF);
+	assert_true(opts.emergency);
+	parse_ok("rd.emergency=reboot rd.emergency=halt");
+	assert_int_equal(opts.emergency_action, EMERGENCY_HALT);
+	parse_einval("rd.emergency=shutdown");
+	assert_int_equal(opts.emergency_action, EMERGENCY_UNSET);
+	assert_false(opts.emergency);
+	parse_einval("rd.emergency=");
+	parse_ok("rd.shell=0");
+	assert_true(opts.no_shell);
+	parse_ok("rd.shell=0 rd.shell");
+	assert_false(opts.no_shell);
+	parse_ok("rd.shell=no rd.shell=1");
+	assert_false(opts.no_shell);
+	parse_einval("rd.shell=maybe");
+	assert_false(opts.no_shell);
+	parse_ok("panic=30");
+	assert_int_equal(opts.panic_sec, 30);
+	parse_ok("panic=-1");
+	assert_int_equal(opts.panic_sec, -1);
+	parse_ok("panic=10 panic=+0");
+	assert_int_equal(opts.panic_sec, 0);
+	parse_ok("panic=2147483647");
+	assert_int_equal(opts.panic_sec, 2147483647);
+	parse_einval("panic=2147483648");
+	assert_int_equal(opts.panic_sec, 0);
+	parse_einval("panic=5s");
+	parse_einval("panic=-");
+	parse_einval("panic");
 }
 
 static void test_fstypes_and_usr(void **state)
@@ -774,7 +816,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 56);
+	assert_int_equal(n, 58);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -929,6 +971,7 @@ int main(void)
 		cmocka_unit_test(test_luks_keys_malformed),
 		cmocka_unit_test(test_resume_keys),
 		cmocka_unit_test(test_resume_keys_malformed),
+		cmocka_unit_test(test_failure_keys),
 		cmocka_unit_test(test_known_keys),
 		cmocka_unit_test(test_known_keys_all_do_something),
 		cmocka_unit_test(test_random_lines),
