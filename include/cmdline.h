@@ -28,6 +28,15 @@ enum root_kind {
 	ROOT_DISCOVER, /* root= absent or root=gpt-auto */
 	ROOT_DEVICE,   /* a path or UUID=/PARTUUID=/LABEL=/PARTLABEL= */
 	ROOT_TMPFS,    /* root=tmpfs */
+	ROOT_SHARE,    /* a host share by its tag: root=virtiofs:TAG, root=virtfs:TAG, or root=TAG
+			* with rootfstype=virtiofs or 9p */
+};
+
+/* The filesystems a host share is mounted with (QEMU's vhost-user-fs and virtio-9p). */
+enum share_fs {
+	SHARE_NONE,
+	SHARE_VIRTIOFS,
+	SHARE_9P,
 };
 
 /* A dm-verity device of systemd's command line: roothash= with systemd.verity_root_*=, or
@@ -63,12 +72,14 @@ struct luks_cmdline {
 /* Every string points into storage owned by the struct; NULL when the key was absent. */
 struct options {
 	enum root_kind root_kind;
-	const char *root;        /* the device spec when ROOT_DEVICE */
+	const char *root;        /* the device spec when ROOT_DEVICE, the tag when ROOT_SHARE */
+	enum share_fs root_share; /* when ROOT_SHARE */
 	const char *rootfstype;
 	const char *rootflags;   /* every rootflags= joined with commas */
 	int rw;                  /* -1 unset, 0 ro, 1 rw (last of ro/rw wins) */
 
-	const char *usr;         /* mount.usr= device spec */
+	const char *usr;         /* mount.usr= device spec, or a share's tag when usr_share */
+	enum share_fs usr_share; /* mount.usr=virtiofs:TAG, virtfs:TAG, or with mount.usrfstype= */
 	const char *usrfstype;   /* mount.usrfstype= */
 	const char *usrflags;    /* mount.usrflags= (every one joined with commas) */
 
@@ -117,6 +128,9 @@ int cmdline_parse_time_span(const char *s, int *seconds);
 
 /* systemd's boolean words: 1/yes/y/true/t/on and 0/no/n/false/f/off. 1, 0 or -EINVAL. */
 int parse_boolean(const char *s);
+
+/* "virtiofs" or "9p", the fstype a share is mounted with; NULL for SHARE_NONE. */
+const char *share_fstype(enum share_fs fs);
 
 /* The keys this parser knows, NULL-terminated (for the man page check). */
 extern const char *const cmdline_known_keys[];
