@@ -46,6 +46,8 @@ enum plan_op {
 	OP_SKEL_DIR,  /* a directory target with exactly mode, when nothing is at target */
 	OP_SKEL_LINK, /* target -> source when nothing is at target and source, read from
 		       * target's directory, exists */
+	OP_SHARE,     /* the host share tagged source (virtiofs, 9p: fstype) on target, with
+		       * options; at boot its driver may still be on its way */
 	OP_MAX,
 };
 

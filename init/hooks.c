@@ -101,7 +101,7 @@ out:
 
 static bool step_is_mount(const struct plan_step *s)
 {
-	return s->op == OP_MOUNT || s->op == OP_TMPFS || s->op == OP_OVERLAY || s->op == OP_BIND ||
+	return s->op == OP_MOUNT || s->op == OP_SHARE || s->op == OP_TMPFS || s->op == OP_OVERLAY || s->op == OP_BIND ||
 	       s->op == OP_MOVE;
 }
 
