@@ -28,6 +28,15 @@ struct qemu_vm {
 	bool verbose;             /* print the commands run */
 };
 
+/* What a line of the guest's console says about its end. */
+enum qemu_end {
+	QEMU_END_UNKNOWN,
+	QEMU_END_POWEROFF, /* the kernel powered the machine off */
+	QEMU_END_FAILED,   /* earlymount stopped the boot, the kernel panicked or rebooted */
+};
+
+enum qemu_end qemu_console_line(const char *line);
+
 /* The serial console's device in the guest: ttyS0, ttyAMA0; NULL for an unknown arch. */
 const char *qemu_console_device(enum arch arch);
 

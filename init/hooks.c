@@ -184,6 +184,7 @@ static const char *root_from_options(const struct options *o)
 {
 	switch (o->root_kind) {
 	case ROOT_DEVICE:
+	case ROOT_SHARE: /* the share's tag, as the mount's source is */
 		return o->root;
 	case ROOT_TMPFS:
 		return "tmpfs";

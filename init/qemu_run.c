@@ -39,23 +39,16 @@ static const struct qemu_machine {
 	{ ARCH_AARCH64, "qemu-system-aarch64", "virt", "cortex-a57", "ttyAMA0" },
 };
 
-/* What the console says about the guest's end. */
-enum verdict {
-	SEEN_NOTHING,
-	SEEN_POWEROFF,
-	SEEN_FAILURE,
-};
-
 static const struct console_mark {
 	const char *text;
-	enum verdict verdict;
+	enum qemu_end verdict;
 } console_marks[] = {
-	{ "reboot: Power down", SEEN_POWEROFF },
-	{ "Kernel panic - not syncing", SEEN_FAILURE },
-	{ "reboot: Restarting system", SEEN_FAILURE },
+	{ "reboot: Power down", QEMU_END_POWEROFF },
+	{ "Kernel panic - not syncing", QEMU_END_FAILED },
+	{ "reboot: Restarting system", QEMU_END_FAILED },
 	/* emergency_fail(): without a shell PID 1 waits forever, with one a person is needed */
-	{ "earlymount: no /bin/sh in the initramfs; waiting forever", SEEN_FAILURE },
-	{ "earlymount: the boot stopped; starting", SEEN_FAILURE },
+	{ "earlymount: no /bin/sh in the initramfs; waiting forever", QEMU_END_FAILED },
+	{ "earlymount: the boot stopped; starting", QEMU_END_FAILED },
 };
 
 static const struct qemu_machine *machine_for(enum arch arch)
@@ -238,15 +231,26 @@ static void build_argv(struct argv_list *a, const struct qemu_vm *vm, const stru
 struct console_watch {
 	char line[LINE_MAX_SEEN];
 	size_t len;
-	enum verdict verdict;
+	enum qemu_end verdict;
 };
 
+enum qemu_end qemu_console_line(const char *line)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(console_marks); i++)
+		if (strstr(line, console_marks[i].text))
+			return console_marks[i].verdict;
+	return QEMU_END_UNKNOWN;
+}
+
+/* A failure seen stays: a power-off after it (a reboot policy's) is no clean end. */
 static void watch_line(struct console_watch *w)
 {
+	enum qemu_end seen;
+
 	w->line[w->len] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(console_marks); i++)
-		if (strstr(w->line, console_marks[i].text) && w->verdict != SEEN_FAILURE)
-			w->verdict = console_marks[i].verdict;
+	seen = qemu_console_line(w->line);
+	if (seen != QEMU_END_UNKNOWN && w->verdict != QEMU_END_FAILED)
+		w->verdict = seen;
 	w->len = 0;
 }
 
@@ -295,7 +299,7 @@ static int follow_console(const struct qemu_vm *vm, int fd, struct console_watch
 			break;
 		write_all_fd(STDOUT_FILENO, buf, (size_t)n);
 		watch_bytes(w, buf, (size_t)n);
-		if (w->verdict == SEEN_FAILURE)
+		if (w->verdict == QEMU_END_FAILED)
 			break;
 	}
 	return r;
@@ -312,7 +316,7 @@ static void stop(pid_t pid)
 int qemu_run(const struct qemu_vm *vm)
 {
 	const struct qemu_machine *m = machine_for(vm->arch);
-	struct console_watch watch = { .verdict = SEEN_NOTHING };
+	struct console_watch watch = { .verdict = QEMU_END_UNKNOWN };
 	static struct argv_list a;
 	char sockdir[] = "/tmp/earlymount-qemu.XXXXXX";
 	char sock[sizeof(sockdir) + 16] = "";
@@ -351,7 +355,7 @@ int qemu_run(const struct qemu_vm *vm)
 		goto out;
 	}
 	r = follow_console(vm, pipe_fd[0], &watch);
-	if (r == -ETIMEDOUT || watch.verdict == SEEN_FAILURE) {
+	if (r == -ETIMEDOUT || watch.verdict == QEMU_END_FAILED) {
 		kill(qemu, SIGTERM);
 		waitpid(qemu, &status, 0);
 		log_err(r == -ETIMEDOUT ? "no end of the guest within %d s: QEMU stopped"
@@ -367,7 +371,7 @@ int qemu_run(const struct qemu_vm *vm)
 		log_err("QEMU failed (%s %d)", WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		r = EXIT_SYSTEM;
-	} else if (watch.verdict == SEEN_POWEROFF) {
+	} else if (watch.verdict == QEMU_END_POWEROFF) {
 		r = QEMU_EXIT_POWEROFF;
 	} else {
 		log_err("the guest ended without powering off (a reboot, or its init died)");
