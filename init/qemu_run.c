@@ -122,6 +122,7 @@ static pid_t spawn(const char *const *argv, int out_fd, int err_fd, bool verbose
 		print_command(argv);
 	pid = fork();
 	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
 		if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) ||
 		    (err_fd >= 0 && dup2(err_fd, STDERR_FILENO) < 0))
 			_exit(127);
@@ -342,6 +343,9 @@ int qemu_run(const struct qemu_vm *vm)
 			goto out;
 		}
 	}
+	/* Ctrl-C ends QEMU and virtiofsd (they get it too); this process stays to clean up and
+	 * to say how the guest ended */
+	signal(SIGINT, SIG_IGN);
 	memset(&a, 0, sizeof(a));
 	build_argv(&a, vm, m, sock, memory, sizeof(memory));
 	if (pipe2(pipe_fd, O_CLOEXEC) < 0) {
