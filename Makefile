@@ -405,6 +405,12 @@ check-luks: deps all
 	@sh tests/luks/run $(BUILD)
 check: check-luks
 
+# `earlymount qemu` on both arches (issue 15): an image, a directory as the root, a failed boot.
+.PHONY: check-qemu-command
+check-qemu-command: deps all
+	@sh tests/qemu-command/run $(BUILD)
+check: check-qemu-command
+
 check: check-unit check-plan check-qemu
 
 # DEMO=debian: the Debian system of check-realsys, interactive (qemu/demo-debian).

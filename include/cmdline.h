@@ -36,6 +36,15 @@ enum root_kind {
 	ROOT_DISCOVER, /* root= absent or root=gpt-auto */
 	ROOT_DEVICE,   /* a path or UUID=/PARTUUID=/LABEL=/PARTLABEL= */
 	ROOT_TMPFS,    /* root=tmpfs */
+	ROOT_SHARE,    /* a host share by its tag: root=virtiofs:TAG, root=virtfs:TAG, or root=TAG
+			* with rootfstype=virtiofs or 9p */
+};
+
+/* The filesystems a host share is mounted with (QEMU's vhost-user-fs and virtio-9p). */
+enum share_fs {
+	SHARE_NONE,
+	SHARE_VIRTIOFS,
+	SHARE_9P,
 };
 
 /* fsck.mode= (systemd-fsck(8)): auto lets the checker decide (a filesystem marked clean is
@@ -87,12 +96,14 @@ struct luks_cmdline {
 /* Every string points into storage owned by the struct; NULL when the key was absent. */
 struct options {
 	enum root_kind root_kind;
-	const char *root;        /* the device spec when ROOT_DEVICE */
+	const char *root;        /* the device spec when ROOT_DEVICE, the tag when ROOT_SHARE */
+	enum share_fs root_share; /* when ROOT_SHARE */
 	const char *rootfstype;
 	const char *rootflags;   /* every rootflags= joined with commas */
 	int rw;                  /* -1 unset, 0 ro, 1 rw (last of ro/rw wins) */
 
-	const char *usr;         /* mount.usr= device spec */
+	const char *usr;         /* mount.usr= device spec, or a share's tag when usr_share */
+	enum share_fs usr_share; /* mount.usr=virtiofs:TAG, virtfs:TAG, or with mount.usrfstype= */
 	const char *usrfstype;   /* mount.usrfstype= */
 	const char *usrflags;    /* mount.usrflags= (every one joined with commas) */
 
@@ -155,6 +166,8 @@ int parse_boolean(const char *s);
 
 /* Whether s is a device number as the kernel writes it, "MAJ:MIN" in decimal. */
 bool is_devno(const char *s);
+/* "virtiofs" or "9p", the fstype a share is mounted with; NULL for SHARE_NONE. */
+const char *share_fstype(enum share_fs fs);
 
 /* The keys this parser knows, NULL-terminated (for the man page check). */
 extern const char *const cmdline_known_keys[];

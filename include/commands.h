@@ -10,6 +10,8 @@
 int cmd_plan(int argc, char **argv);
 /* `earlymount initramfs …`: argv[0] is "initramfs". */
 int cmd_initramfs(int argc, char **argv);
+/* `earlymount qemu …`: boots a kernel with an earlymount initramfs in QEMU. */
+int cmd_qemu(int argc, char **argv);
 /* `earlymount var-uuid MACHINE-ID`. */
 int cmd_var_uuid(int argc, char **argv);
 /* PID 1: boots, and never returns. */

@@ -26,7 +26,8 @@ int devices_open(struct devices *d, struct modules *m, const struct probe_filter
 /* Requests the modules of every device in sysfs (in the background when the modules are
  * parallel). Number requested, or -errno. */
 int devices_coldplug(struct devices *d);
-/* Calls ready() now, after each new block device, and when the last module load ends
+/* Calls ready() now, after each new block device or virtio driver bound (a host share),
+ * and when the last module load ends
  * (settled: every device that was there has its driver, every disk is probed), until it
  * returns true or timeout_ms passes (timeout_ms < 0: forever). Meanwhile uevents bring
  * modules, and disks are probed as they appear. 0, or -ETIMEDOUT. */

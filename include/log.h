@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <syslog.h>
 
 enum log_target {
@@ -26,3 +27,7 @@ void log_vmsg(int level, const char *fmt, va_list ap);
 #define log_notice(...) log_msg(LOG_NOTICE, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/* Writes all of buf to fd, again after EINTR; stops short at an error (nothing to report
+ * it to). */
+void write_all_fd(int fd, const char *buf, size_t len);

@@ -53,6 +53,8 @@ enum plan_op {
 	 * does not return when it resumes. Always first: nothing may be mounted (or its journal
 	 * replayed) that the image still holds open. options: "resume_offset=PAGES" or "". */
 	OP_RESUME,
+	OP_SHARE,     /* the host share tagged source (virtiofs, 9p: fstype) on target, with
+		       * options; at boot its driver may still be on its way */
 	OP_MAX,
 };
 

@@ -172,6 +172,13 @@ int add_part_mount(struct planner *p, const struct part *part, const char *spec,
 int add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro);
 int add_usr_stage(struct planner *p);
 
+/* plan_share.c: a root or /usr on a host share (virtiofs, 9p). */
+bool root_is_share(const struct planner *p);
+bool usr_is_share(const struct planner *p);
+int check_share_options(struct planner *p);
+int add_share_root(struct planner *p, const char *target, bool force_ro, const char *why_ro);
+int add_share_usr(struct planner *p);
+
 /* plan_volatile.c: the root stage (root=tmpfs, systemd.volatile=) and the skeleton. */
 int add_volatile_tmpfs(struct planner *p, const char *target, const char *reason);
 int add_root_stage(struct planner *p);

@@ -25,6 +25,7 @@
 #include "luks_open.h"
 #include "modules.h"
 #include "plan.h"
+#include "share.h"
 #include "switchroot.h"
 #include "systemd_handoff.h"
 #include "timing.h"
@@ -245,7 +246,35 @@ static void prefetch_filesystems(struct boot *b)
  * that are there when the root appears). */
 static bool plan_pinned(const struct boot *b)
 {
-	return b->opts.root_kind == ROOT_DEVICE || b->machine.loader_partuuid[0];
+	return b->opts.root_kind == ROOT_DEVICE || b->opts.root_kind == ROOT_SHARE ||
+	       b->machine.loader_partuuid[0];
+}
+
+/* What the boot waits for, in its messages. */
+static const char *awaited(const struct boot *b)
+{
+	return b->opts.root_kind == ROOT_SHARE ? "the root share" : "the root partition";
+}
+
+/* A share can be mounted once its virtio device is bound to its driver, which the uevents
+ * load: until then the plan waits, as for a disk, and its error says what is there. */
+static void wait_for_shares(struct boot *b)
+{
+	char found[PLAN_TEXT];
+
+	for (size_t i = 0; i < b->plan.n_steps; i++) {
+		const struct plan_step *s = &b->plan.steps[i];
+
+		if (s->op != OP_SHARE || share_present("/sys", s->fstype, s->source))
+			continue;
+		share_describe("/sys", s->fstype, found, sizeof(found));
+		/* a long list of tags is cut: the message still says which one is missing */
+		if (snprintf(b->plan.error, sizeof(b->plan.error), "no %s share tagged '%s': %s",
+			     s->fstype, s->source, found) >= (int)sizeof(b->plan.error))
+			log_debug("the shares there: %s", found);
+		b->plan_result = -ENOENT;
+		break;
+	}
 }
 
 /* A plan counts once the devices settled, when a disk still to come could make it
@@ -257,16 +286,18 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 	b->plan_result = plan_build(&(struct plan_input){ &b->opts, &d->disks, &b->machine,
 							  b->fallback.failed, b->fallback.n },
 				    &b->plan);
+	if (b->plan_result == 0)
+		wait_for_shares(b);
 	if (b->plan_result == 0 && !settled)
 		prefetch_filesystems(b);
 	if (b->plan_result == -ENOENT && settled && !b->wait_announced) {
 		b->wait_announced = true;
 		if (b->opts.rootwait || b->opts.timeout_sec == 0)
-			log_info("waiting for the root partition: %s", b->plan.error);
+			log_info("waiting for %s: %s", awaited(b), b->plan.error);
 		else
-			log_info("waiting up to %d s for the root partition: %s",
+			log_info("waiting up to %d s for %s: %s",
 				 b->opts.timeout_sec > 0 ? b->opts.timeout_sec : DEFAULT_TIMEOUT_SEC,
-				 b->plan.error);
+				 awaited(b), b->plan.error);
 	}
 	if (b->plan_result == 0 && !settled && plan_pinned(b)) {
 		modules_yield(&b->modules);
@@ -320,10 +351,13 @@ static int stage_wait_for_plan(struct boot *b)
 	log_info("discovery: %u disk probes, %.1f ms", b->devices.probes, b->devices.probe_ms);
 	if (r == -ETIMEDOUT) {
 		devices_report(&b->devices);
-		return fail_with(b, r,
-				 "gave up waiting for the root partition: %s — check that the disk's "
-				 "driver is in the initramfs, or give root= or rd.timeout=",
-				 b->plan.error);
+		return fail_with(b, r, "gave up waiting for %s: %s — %s", awaited(b), b->plan.error,
+				 b->opts.root_kind == ROOT_SHARE
+					 ? "check the tag QEMU was given (vhost-user-fs tag=, virtio-9p "
+					   "mount_tag=) and that the share's modules are in the initramfs, or "
+					   "give rd.timeout="
+					 : "check that the disk's driver is in the initramfs, or give root= "
+					   "or rd.timeout=");
 	}
 	if (r < 0)
 		return fail_with(b, r, "unable to wait for block devices: %s", strerror(-r));

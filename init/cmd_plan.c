@@ -122,7 +122,8 @@ static int parse_args(int argc, char **argv, struct plan_args *args)
 		r = parse_option(c, argv[optind - 1], args);
 	if (r == 0 && optind < argc)
 		r = usage_error("unexpected argument", argv[optind]);
-	if (r == 0 && !args->help && args->n_images == 0)
+	/* a root on a host share needs no disk: a --cmdline alone can plan it */
+	if (r == 0 && !args->help && args->n_images == 0 && !args->cmdline)
 		r = usage_error("at least one --image FILE is needed", NULL);
 	return r;
 }

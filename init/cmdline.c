@@ -163,6 +163,23 @@ static const struct word_value emergency_words[] = {
 
 static const char *const device_tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" };
 
+/* dracut's forms (mkosi writes virtiofs: too); virtme-ng gives rootfstype= instead. */
+static const struct {
+	const char *prefix;
+	enum share_fs fs;
+} share_prefixes[] = {
+	{ "virtiofs:", SHARE_VIRTIOFS },
+	{ "virtfs:", SHARE_9P },
+};
+
+static const struct {
+	const char *fstype;
+	enum share_fs fs;
+} share_fstypes[] = {
+	{ "virtiofs", SHARE_VIRTIOFS },
+	{ "9p", SHARE_9P },
+};
+
 /* Keys with a dot under these prefixes belong to systemd, initrds or us, not to a module. */
 static const char *const non_module_prefixes[] = {
 	"systemd.", "rd.", "mount.", "earlymount.", "modprobe.",
@@ -358,6 +375,60 @@ static bool is_device_spec(const char *s)
 	return false;
 }
 
+/* The share a value names by dracut's prefixes (virtiofs:TAG, virtfs:TAG for 9p), its tag in
+ * *tag; SHARE_NONE without a prefix. */
+static enum share_fs share_prefix(const char *value, const char **tag)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(share_prefixes); i++) {
+		*tag = startswith(value, share_prefixes[i].prefix);
+		if (*tag)
+			return share_prefixes[i].fs;
+	}
+	return SHARE_NONE;
+}
+
+static enum share_fs share_from_fstype(const char *fstype)
+{
+	for (size_t i = 0; fstype && i < ARRAY_SIZE(share_fstypes); i++)
+		if (streq(fstype, share_fstypes[i].fstype))
+			return share_fstypes[i].fs;
+	return SHARE_NONE;
+}
+
+const char *share_fstype(enum share_fs fs)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(share_fstypes); i++)
+		if (share_fstypes[i].fs == fs)
+			return share_fstypes[i].fstype;
+	return NULL;
+}
+
+/* root= and mount.usr=: a device spec, or a share's tag, by a prefix or because the fstype
+ * key (applied before every other key) names a share. */
+static int set_mount_source(struct options *o, const char *value, const char *fstype,
+			    const char **field, enum share_fs *share, const char **why)
+{
+	const char *tag = NULL;
+	enum share_fs fs = share_prefix(value, &tag);
+	int r = -EINVAL;
+
+	if (fs == SHARE_NONE) {
+		fs = share_from_fstype(fstype);
+		tag = fs != SHARE_NONE ? value : NULL;
+	}
+	if (fs != SHARE_NONE && !tag[0])
+		*why = "no share tag after the prefix; give virtiofs:TAG or virtfs:TAG";
+	else if (fs == SHARE_NONE && !is_device_spec(value))
+		*why = "not a device; give a path such as /dev/vda2, a UUID=, PARTUUID=, LABEL= or "
+		       "PARTLABEL= tag, gpt-auto, or a host share: virtiofs:TAG, virtfs:TAG, or TAG "
+		       "with the fstype virtiofs or 9p";
+	else
+		r = store(o, tag ? tag : value, field);
+	if (r == 0)
+		*share = fs;
+	return r;
+}
+
 static int set_root(struct options *o, const char *value, const char **why)
 {
 	int r = 0;
@@ -365,17 +436,15 @@ static int set_root(struct options *o, const char *value, const char **why)
 	if (value[0] == '\0' || streq(value, "gpt-auto")) {
 		o->root_kind = ROOT_DISCOVER;
 		o->root = NULL;
+		o->root_share = SHARE_NONE;
 	} else if (streq(value, "tmpfs")) {
 		o->root_kind = ROOT_TMPFS;
 		o->root = NULL;
-	} else if (!is_device_spec(value)) {
-		*why = "not a device; give a path such as /dev/vda2, a UUID=, PARTUUID=, LABEL= or "
-		       "PARTLABEL= tag, tmpfs, or gpt-auto";
-		r = -EINVAL;
+		o->root_share = SHARE_NONE;
 	} else {
-		r = store(o, value, &o->root);
+		r = set_mount_source(o, value, o->rootfstype, &o->root, &o->root_share, why);
 		if (r == 0)
-			o->root_kind = ROOT_DEVICE;
+			o->root_kind = o->root_share != SHARE_NONE ? ROOT_SHARE : ROOT_DEVICE;
 	}
 	return r;
 }
@@ -404,12 +473,9 @@ static int set_usr(struct options *o, const char *value, const char **why)
 	/* gpt-auto asks for discovery, as it does for root=. */
 	if (value[0] == '\0' || streq(value, "gpt-auto")) {
 		o->usr = NULL;
-	} else if (!is_device_spec(value)) {
-		*why = "not a device; give a path such as /dev/vda3, a UUID=, PARTUUID=, LABEL= or "
-		       "PARTLABEL= tag, or gpt-auto";
-		r = -EINVAL;
+		o->usr_share = SHARE_NONE;
 	} else {
-		r = store(o, value, &o->usr);
+		r = set_mount_source(o, value, o->usrfstype, &o->usr, &o->usr_share, why);
 	}
 	return r;
 }
@@ -1093,6 +1159,14 @@ static void join_lists(struct parser *p, const char *line)
 	}
 }
 
+/* The fstype keys first: they say whether a bare root= (mount.usr=) is a share's tag,
+ * wherever they are on the line. */
+static void apply_fstype_param(struct parser *p, const char *key, const char *value)
+{
+	if (streq(key, "rootfstype") || streq(key, "mount.usrfstype"))
+		apply_param(p, key, value);
+}
+
 int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_size)
 {
 	struct parser p = { .opts = opts, .err = err, .err_size = err_size };
@@ -1111,6 +1185,7 @@ int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_
 		       len, CMDLINE_MAX - 1);
 		goto out;
 	}
+	for_each_param(&p, line, apply_fstype_param);
 	for_each_param(&p, line, apply_param);
 	join_lists(&p, line);
 out:

@@ -319,6 +319,7 @@ static void forget_disk(struct devices *d, const char *name)
 
 struct batch {
 	bool disks_changed;
+	bool virtio_bound; /* a virtio driver took a device: a host share may be there now */
 	bool lost;        /* the kernel dropped uevents: sysfs must be scanned again */
 	/* disks to probe once the queue is drained: a disk and its partitions announce
 	 * themselves one event each, and one probe reads them all */
@@ -371,6 +372,8 @@ static void drain_uevents(struct devices *d, struct batch *b)
 
 		if (add && ev.modalias)
 			modules_request_alias(d->modules, ev.modalias, false);
+		if (ev.subsystem && streq(ev.subsystem, "virtio") && streq(ev.action, "bind"))
+			b->virtio_bound = true;
 		if (!ev.subsystem || !streq(ev.subsystem, "block") ||
 		    !uevent_disk_name(&ev, name, sizeof(name)))
 			continue;
@@ -480,7 +483,7 @@ int devices_wait(struct devices *d, int timeout_ms,
 			b.disks_changed = b.disks_changed || late.disks_changed;
 			d->settled_sec = timing_now();
 		}
-		if (b.disks_changed || now_settled != was_settled)
+		if (b.disks_changed || b.virtio_bound || now_settled != was_settled)
 			done = ready(d, now_settled, data);
 		was_settled = now_settled;
 	}

@@ -21,6 +21,7 @@
 #include "mountopts.h"
 #include "probe.h"
 #include "resume.h"
+#include "share.h"
 #include "util.h"
 #include "verity_open.h"
 
@@ -740,6 +741,27 @@ out:
 	return 0;
 }
 
+/* A host share: its transport's module first (nothing else asks for it), then the mount;
+ * a mount that fails says which shares the machine has. */
+static int op_share(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	const char *const *modules = share_modules(s->fstype);
+	char found[EXECUTE_WHY / 2];
+	int r;
+
+	for (size_t i = 0; modules && modules[i] && ctx->load_module; i++)
+		ctx->load_module(modules[i], ctx->data);
+	r = mount_at(ctx, s->source, s->target, s->fstype, s->options);
+	/* virtiofs says EINVAL for a tag it does not have, 9p's virtio transport ENOENT */
+	if (r == -ENOENT || r == -EINVAL) {
+		share_describe("/sys", s->fstype, found, sizeof(found));
+		why_set(ctx, "unable to mount the %s share tagged '%s' on %s: %s — %s; check the tag "
+			"QEMU was given (vhost-user-fs tag=, virtio-9p mount_tag=)", s->fstype, s->source,
+			s->target, strerror(-r), found);
+	}
+	return r;
+}
+
 static const struct op_runner {
 	int (*run)(const struct plan_step *s, struct execute_ctx *ctx);
 } op_runners[OP_MAX] = {
@@ -759,6 +781,7 @@ static const struct op_runner {
 	[OP_SKEL_DIR] = { op_skel_dir },
 	[OP_SKEL_LINK] = { op_skel_link },
 	[OP_RESUME] = { op_resume },
+	[OP_SHARE] = { op_share },
 };
 
 static bool op_is_skeleton(enum plan_op op)
@@ -827,6 +850,7 @@ static void undo_step(const struct plan_step *s, struct execute_ctx *ctx)
 
 	switch (s->op) {
 	case OP_MOUNT:
+	case OP_SHARE:
 	case OP_BIND:
 	case OP_TMPFS:
 	case OP_OVERLAY:

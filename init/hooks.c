@@ -101,7 +101,7 @@ out:
 
 static bool step_is_mount(const struct plan_step *s)
 {
-	return s->op == OP_MOUNT || s->op == OP_TMPFS || s->op == OP_OVERLAY || s->op == OP_BIND ||
+	return s->op == OP_MOUNT || s->op == OP_SHARE || s->op == OP_TMPFS || s->op == OP_OVERLAY || s->op == OP_BIND ||
 	       s->op == OP_MOVE;
 }
 
@@ -184,6 +184,7 @@ static const char *root_from_options(const struct options *o)
 {
 	switch (o->root_kind) {
 	case ROOT_DEVICE:
+	case ROOT_SHARE: /* the share's tag, as the mount's source is */
 		return o->root;
 	case ROOT_TMPFS:
 		return "tmpfs";

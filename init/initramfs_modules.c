@@ -50,6 +50,11 @@ static const struct default_module {
 	{ "btrfs", ARCH_INVALID },
 	{ "xfs", ARCH_INVALID },
 	{ "overlay", ARCH_INVALID },
+	/* a root or /usr shared by the host (QEMU's vhost-user-fs and virtio-9p; netfs comes
+	 * with 9p as its dependency) */
+	{ "virtiofs", ARCH_INVALID },
+	{ "9p", ARCH_INVALID },
+	{ "9pnet_virtio", ARCH_INVALID },
 	/* roothash=/usrhash=: verified images (device-mapper and its buffer cache come along) */
 	{ "dm_verity", ARCH_INVALID },
 	/* LoaderDevicePartUUID is read from efivarfs, a module in Debian's kernels */

@@ -64,7 +64,7 @@ int log_get_max_level(void)
 	return log_state.max_level;
 }
 
-static void write_all(int fd, const char *buf, size_t len)
+void write_all_fd(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, buf, len);
@@ -101,7 +101,7 @@ static void console_write_line(const char *line, size_t len)
 	memcpy(buf + n, line, len);
 	n += len;
 	buf[n++] = '\n';
-	write_all(STDERR_FILENO, buf, n);
+	write_all_fd(STDERR_FILENO, buf, n);
 }
 
 /* Cuts at most max bytes without splitting a UTF-8 sequence. */
@@ -138,7 +138,7 @@ static void kmsg_write_line(int level, const char *line, size_t len)
 	len = utf8_cut(line, len, room);
 	memcpy(buf + head, line, len);
 	buf[head + len] = '\n';
-	write_all(log_state.kmsg_fd, buf, (size_t)head + len + 1);
+	write_all_fd(log_state.kmsg_fd, buf, (size_t)head + len + 1);
 	log_state.kmsg_lines++;
 }
 

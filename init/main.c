@@ -15,6 +15,7 @@ static const struct command {
 	{ "plan", cmd_plan, "show what would be mounted from disk images" },
 	{ "initramfs", cmd_initramfs, "build an initramfs whose /init is earlymount" },
 	{ "var-uuid", cmd_var_uuid, "print the /var PARTUUID for a machine ID" },
+	{ "qemu", cmd_qemu, "boot a kernel in QEMU against a disk image or a directory" },
 };
 
 static int usage(FILE *out)

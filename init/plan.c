@@ -21,6 +21,7 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",   [OP_FSCK] = "fsck",
 	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
 	[OP_RESUME] = "resume",
+	[OP_SHARE] = "share",
 };
 
 const char *plan_op_name(enum plan_op op)
@@ -42,7 +43,8 @@ static int add_steps(struct planner *p)
 		r = add_root_stage(p);
 	if (r < 0)
 		goto out;
-	if (!(opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_YES && !p->usr))
+	if (!(opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_YES && !p->usr &&
+	      !usr_is_share(p)))
 		r = add_usr_stage(p);
 	if (r < 0)
 		goto out;
@@ -97,6 +99,8 @@ int plan_build(const struct plan_input *in, struct plan *plan)
 	if (r < 0)
 		goto out;
 	r = copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");
+	if (r == 0)
+		r = check_share_options(&p);
 	if (r == 0)
 		r = verity_resolve_options(&p);
 	if (r == 0)

@@ -24,7 +24,7 @@ static const char *arch_article(enum arch arch)
 static bool discovery_needed(const struct planner *p)
 {
 	if (p->opts->root_kind == ROOT_TMPFS)
-		return !p->usr_explicit;
+		return !p->usr_explicit && !usr_is_share(p);
 	return p->opts->root_kind == ROOT_DISCOVER;
 }
 
@@ -228,6 +228,12 @@ int choose_disk(struct planner *p)
 	const char *why = "";
 	int r = 0;
 
+	/* A share is no disk: partitions found beside it would belong to another system. */
+	if (root_is_share(p) || (opts->root_kind == ROOT_TMPFS && usr_is_share(p))) {
+		note(p, "%s on a host share: no partitions discovered",
+		     root_is_share(p) ? "root" : "/usr");
+		goto out;
+	}
 	if (!opts->gpt_auto) {
 		if (opts->root_kind == ROOT_DISCOVER)
 			r = fail(p, -ENOENT, "root= not given and systemd.gpt_auto=0: give root= or drop "

@@ -151,7 +151,10 @@ int resolve_explicit(struct planner *p)
 			goto out;
 		p->root_explicit = true;
 	}
-	if (verity_names_device(&p->usr_verity, opts->usr)) {
+	/* a share's tag names no partition */
+	if (usr_is_share(p)) {
+		r = 0;
+	} else if (verity_names_device(&p->usr_verity, opts->usr)) {
 		r = verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
 		if (r < 0)
 			goto out;
@@ -187,7 +190,7 @@ int choose_root(struct planner *p)
 	int r = 0;
 
 	p->root_arch = p->machine->arch;
-	if (p->opts->root_kind == ROOT_TMPFS)
+	if (p->opts->root_kind == ROOT_TMPFS || root_is_share(p))
 		goto out;
 	if (p->root_verity.root_hash && !p->root_verity.named) {
 		r = verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
@@ -233,6 +236,8 @@ int choose_usr(struct planner *p)
 	enum arch arch = ARCH_INVALID;
 	char label[LABEL_SHOWN];
 
+	if (usr_is_share(p))
+		return 0;
 	if (p->usr_verity.root_hash && !p->usr_verity.named)
 		return verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
 	if (p->usr_explicit || !p->disk)

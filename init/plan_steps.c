@@ -178,12 +178,15 @@ int add_root_mount(struct planner *p, const char *target, bool force_ro, const c
 	struct mount_flags flags = { 0 };
 	const char *fstype = NULL;
 	struct plan_step *step = NULL;
-	bool read_only = part_read_only(p->root, p->root_disk);
 	const char *spec = p->root_explicit ? opts->root : NULL;
 	const struct part *part = p->root;
 	struct luks_mount luks = { 0 };
+	bool read_only;
 	int r;
 
+	if (root_is_share(p))
+		return add_share_root(p, target, force_ro, why_ro);
+	read_only = part_read_only(p->root, p->root_disk);
 	r = refuse_damaged(p, p->root_disk, p->root, "root");
 	if (r == 0)
 		r = unlock_source(p, p->root, p->root_disk, spec, p->root_luks_spec, "root",
@@ -237,6 +240,8 @@ int add_usr_stage(struct planner *p)
 	bool read_only;
 	int r = 0;
 
+	if (usr_is_share(p))
+		return add_share_usr(p);
 	if (!p->usr) {
 		if (opts->root_kind == ROOT_TMPFS)
 			r = fail_found(p, -ENOENT, "root=tmpfs needs a /usr: give mount.usr= or add a usr "

@@ -84,6 +84,13 @@ static int add_volatile_yes_root(struct planner *p)
 {
 	int r;
 
+	if (usr_is_share(p) || (p->usr && !p->root)) {
+		note(p, "systemd.volatile=yes: the root is not mounted: /usr comes from mount.usr=%s",
+		     p->opts->usr);
+		r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT, "systemd.volatile=yes: the root is a tmpfs");
+		set_machine_id_path(p, NULL);
+		goto out;
+	}
 	if (p->usr) {
 		note(p, "systemd.volatile=yes: root partition %u not mounted: /usr comes from "
 		     "partition %u", p->root->number, p->usr->number);

@@ -39,9 +39,14 @@ static void check_options(const struct options *o)
 		check_string(o, v->options, "verity options");
 	}
 	FUZZ_CHECK(o->root_kind == ROOT_DISCOVER || o->root_kind == ROOT_DEVICE ||
-		   o->root_kind == ROOT_TMPFS, "root_kind %d", (int)o->root_kind);
-	FUZZ_CHECK((o->root_kind == ROOT_DEVICE) == (o->root != NULL),
+		   o->root_kind == ROOT_TMPFS || o->root_kind == ROOT_SHARE, "root_kind %d",
+		   (int)o->root_kind);
+	FUZZ_CHECK((o->root_kind == ROOT_DEVICE || o->root_kind == ROOT_SHARE) == (o->root != NULL),
 		   "root_kind %d with root %s", (int)o->root_kind, o->root ? o->root : "NULL");
+	FUZZ_CHECK((o->root_kind == ROOT_SHARE) == (o->root_share != SHARE_NONE),
+		   "root_kind %d with root_share %d", (int)o->root_kind, (int)o->root_share);
+	FUZZ_CHECK(o->usr_share == SHARE_NONE || (o->usr && o->usr[0]), "usr_share %d without a tag",
+		   (int)o->usr_share);
 	FUZZ_CHECK(o->volatile_mode >= VOLATILE_NO && o->volatile_mode <= VOLATILE_OVERLAY,
 		   "volatile_mode %d", (int)o->volatile_mode);
 	FUZZ_CHECK(o->rw >= -1 && o->rw <= 1, "rw %d", o->rw);

@@ -168,6 +168,59 @@ static void test_root_empty_resets(void **state)
 	assert_null(opts.root);
 }
 
+/* Issue 15: the forms of dracut, mkosi and virtme-ng for a root on a host share. */
+static void test_root_share(void **state)
+{
+	parse_ok("root=virtiofs:myfs");
+	assert_int_equal(opts.root_kind, ROOT_SHARE);
+	assert_int_equal(opts.root_share, SHARE_VIRTIOFS);
+	assert_string_equal(opts.root, "myfs");
+	parse_ok("root=virtfs:host0 rootflags=trans=virtio");
+	assert_int_equal(opts.root_kind, ROOT_SHARE);
+	assert_int_equal(opts.root_share, SHARE_9P);
+	assert_string_equal(opts.root, "host0");
+	/* the fstype key decides wherever it is; virtme-ng's tag looks like a device */
+	parse_ok("root=ROOTFS rootfstype=virtiofs");
+	assert_int_equal(opts.root_kind, ROOT_SHARE);
+	assert_int_equal(opts.root_share, SHARE_VIRTIOFS);
+	assert_string_equal(opts.root, "ROOTFS");
+	parse_ok("root=/dev/root rootfstype=9p rootflags=version=9p2000.L,trans=virtio,access=any");
+	assert_int_equal(opts.root_kind, ROOT_SHARE);
+	assert_int_equal(opts.root_share, SHARE_9P);
+	assert_string_equal(opts.root, "/dev/root");
+	assert_string_equal(share_fstype(opts.root_share), "9p");
+	parse_ok("root=virtiofs:a root=/dev/vda2");
+	assert_int_equal(opts.root_kind, ROOT_DEVICE);
+	assert_int_equal(opts.root_share, SHARE_NONE);
+	parse_ok("root=virtiofs:a root=tmpfs");
+	assert_int_equal(opts.root_kind, ROOT_TMPFS);
+	assert_int_equal(opts.root_share, SHARE_NONE);
+	parse_einval("root=/dev/vda2 root=virtiofs:");
+	assert_int_equal(opts.root_kind, ROOT_DEVICE);
+	assert_non_null(strstr(err, "no share tag"));
+	/* a bare word without a share's fstype is still no device */
+	parse_einval("root=myfs rootfstype=ext4");
+	assert_int_equal(opts.root_kind, ROOT_DISCOVER);
+	assert_non_null(strstr(err, "virtiofs:TAG"));
+	assert_null(share_fstype(SHARE_NONE));
+}
+
+static void test_usr_share(void **state)
+{
+	parse_ok("root=virtiofs:root mount.usr=virtiofs:usr");
+	assert_int_equal(opts.usr_share, SHARE_VIRTIOFS);
+	assert_string_equal(opts.usr, "usr");
+	parse_ok("mount.usrfstype=9p mount.usr=usrtag");
+	assert_int_equal(opts.usr_share, SHARE_9P);
+	assert_string_equal(opts.usr, "usrtag");
+	parse_ok("mount.usr=virtfs:u mount.usr=/dev/vdb");
+	assert_int_equal(opts.usr_share, SHARE_NONE);
+	assert_string_equal(opts.usr, "/dev/vdb");
+	parse_ok("mount.usr=virtfs:u mount.usr=");
+	assert_int_equal(opts.usr_share, SHARE_NONE);
+	assert_null(opts.usr);
+}
+
 static void test_ro_rw_last_wins(void **state)
 {
 	parse_ok("ro");
@@ -936,6 +989,8 @@ int main(void)
 		cmocka_unit_test(test_root_forms),
 		cmocka_unit_test(test_root_invalid_keeps_previous),
 		cmocka_unit_test(test_root_empty_resets),
+		cmocka_unit_test(test_root_share),
+		cmocka_unit_test(test_usr_share),
 		cmocka_unit_test(test_ro_rw_last_wins),
 		cmocka_unit_test(test_switches),
 		cmocka_unit_test(test_switches_with_a_value_are_not_ours),

@@ -1,0 +1,393 @@
+/* One VM of `earlymount qemu`: QEMU (and virtiofsd for a virtiofs root) started, the serial
+ * console copied to stdout and read on the way, and the guest's end told apart. QEMU exits
+ * 0 whether the guest powered off or (under -no-reboot) rebooted, so the console decides:
+ * the kernel's "reboot: Power down" is a clean end, earlymount's stop lines or a panic are a
+ * failed boot, and anything else (a reboot, QEMU gone without a power-off) is one too. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/kvm.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "qemu_run.h"
+#include "util.h"
+
+#define VIRTIOFSD "/usr/lib/qemu/virtiofsd"
+#define LINE_MAX_SEEN 1024
+
+/* The machines the harness measured (qemu/boot): aarch64 not on -cpu max under TCG, whose
+ * pointer-authentication emulation is 4x slower. */
+static const struct qemu_machine {
+	enum arch arch;
+	const char *binary;
+	const char *machine;
+	const char *cpu_tcg;
+	const char *console;
+} machines[] = {
+	{ ARCH_X86_64, "qemu-system-x86_64", "q35", "max", "ttyS0" },
+	{ ARCH_AARCH64, "qemu-system-aarch64", "virt", "cortex-a57", "ttyAMA0" },
+};
+
+static const struct console_mark {
+	const char *text;
+	enum qemu_end verdict;
+} console_marks[] = {
+	{ "reboot: Power down", QEMU_END_POWEROFF },
+	{ "Kernel panic - not syncing", QEMU_END_FAILED },
+	{ "reboot: Restarting system", QEMU_END_FAILED },
+	/* emergency_fail(): without a shell PID 1 waits forever, with one a person is needed */
+	{ "earlymount: no /bin/sh in the initramfs; waiting forever", QEMU_END_FAILED },
+	{ "earlymount: the boot stopped; starting", QEMU_END_FAILED },
+};
+
+static const struct qemu_machine *machine_for(enum arch arch)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(machines); i++)
+		if (machines[i].arch == arch)
+			return &machines[i];
+	return NULL;
+}
+
+const char *qemu_console_device(enum arch arch)
+{
+	const struct qemu_machine *m = machine_for(arch);
+
+	return m ? m->console : NULL;
+}
+
+bool qemu_kvm_usable(enum arch arch)
+{
+	int fd, vm = -1;
+
+	if (arch != arch_native())
+		return false;
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd >= 0)
+		vm = ioctl(fd, KVM_CREATE_VM, 0);
+	if (vm >= 0)
+		close(vm);
+	if (fd >= 0)
+		close(fd);
+	return vm >= 0;
+}
+
+struct argv_list {
+	const char *v[QEMU_ARGS_MAX + 1];
+	size_t n;
+	char text[8][PATH_MAX + 128]; /* the arguments made here */
+	size_t n_text;
+};
+
+static void arg(struct argv_list *a, const char *s)
+{
+	if (a->n < QEMU_ARGS_MAX)
+		a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+static const char *arg_text(struct argv_list *a, const char *fmt, const char *s1, const char *s2)
+{
+	char *t = a->text[a->n_text < ARRAY_SIZE(a->text) - 1 ? a->n_text++ : a->n_text];
+
+	snprintf(t, sizeof(a->text[0]), fmt, s1, s2 ? s2 : "");
+	arg(a, t);
+	return t;
+}
+
+static void print_command(const char *const *argv)
+{
+	fputs("+", stderr);
+	for (size_t i = 0; argv[i]; i++)
+		fprintf(stderr, strpbrk(argv[i], " ,;'\"") ? " '%s'" : " %s", argv[i]);
+	fputs("\n", stderr);
+}
+
+/* argv with its stdout on out_fd (-1: ours), its stderr on err_fd likewise. */
+static pid_t spawn(const char *const *argv, int out_fd, int err_fd, bool verbose)
+{
+	pid_t pid;
+
+	if (verbose)
+		print_command(argv);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) ||
+		    (err_fd >= 0 && dup2(err_fd, STDERR_FILENO) < 0))
+			_exit(127);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "earlymount qemu: unable to run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* virtiofsd serving dir on sock; its pid, or -1 when it did not come up within 5 s. */
+static pid_t start_virtiofsd(const struct qemu_vm *vm, const char *sock)
+{
+	char source[PATH_MAX + 16];
+	const char *argv[] = { VIRTIOFSD, NULL, "-o", source, "-o", "cache=auto", NULL };
+	char sock_arg[PATH_MAX + 32];
+	/* its log of every vhost-user event is noise unless asked for */
+	int quiet = vm->verbose ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+	struct stat st;
+	pid_t pid;
+
+	snprintf(sock_arg, sizeof(sock_arg), "--socket-path=%s", sock);
+	snprintf(source, sizeof(source), "source=%s", vm->share_dir);
+	argv[1] = sock_arg;
+	pid = spawn(argv, -1, quiet, vm->verbose);
+	if (quiet >= 0)
+		close(quiet);
+	for (int i = 0; pid > 0 && i < 50; i++) {
+		if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		usleep(100 * 1000);
+	}
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	return -1;
+}
+
+static void add_share_args(struct argv_list *a, const struct qemu_vm *vm, const char *sock)
+{
+	char mem[64];
+
+	if (streq(vm->share_kind, "9p")) {
+		arg(a, "-fsdev");
+		arg_text(a, "local,id=root,path=%s,security_model=none%s", vm->share_dir, NULL);
+		arg(a, "-device");
+		arg_text(a, "virtio-9p-pci,fsdev=root,mount_tag=%s%s", vm->share_tag, NULL);
+		return;
+	}
+	/* vhost-user-fs maps the guest's memory: a shared memfd as the only NUMA node */
+	snprintf(mem, sizeof(mem), "%u", vm->memory_mib);
+	arg(a, "-object");
+	arg_text(a, "memory-backend-memfd,id=mem,size=%sM,share=on%s", mem, NULL);
+	arg(a, "-numa");
+	arg(a, "node,memdev=mem");
+	arg(a, "-chardev");
+	arg_text(a, "socket,id=vfs,path=%s%s", sock, NULL);
+	arg(a, "-device");
+	arg_text(a, "vhost-user-fs-pci,chardev=vfs,tag=%s%s", vm->share_tag, NULL);
+}
+
+static void build_argv(struct argv_list *a, const struct qemu_vm *vm, const struct qemu_machine *m,
+		       const char *sock, char *memory, size_t memory_size)
+{
+	snprintf(memory, memory_size, "%u", vm->memory_mib);
+	arg(a, m->binary);
+	arg(a, "-M");
+	arg(a, m->machine);
+	arg(a, "-accel");
+	arg(a, vm->kvm ? "kvm" : "tcg");
+	arg(a, "-cpu");
+	arg(a, vm->kvm ? "host" : m->cpu_tcg);
+	arg(a, "-smp");
+	arg(a, "1");
+	arg(a, "-m");
+	arg(a, memory);
+	arg(a, "-nodefaults");
+	arg(a, "-no-user-config");
+	arg(a, "-display");
+	arg(a, "none");
+	arg(a, "-monitor");
+	arg(a, "none");
+	arg(a, "-no-reboot");
+	arg(a, "-serial");
+	arg(a, "stdio");
+	arg(a, "-kernel");
+	arg(a, vm->kernel);
+	arg(a, "-initrd");
+	arg(a, vm->initrd);
+	arg(a, "-append");
+	arg(a, vm->append);
+	if (vm->image) {
+		/* snapshot=on: the image is never written */
+		arg(a, "-drive");
+		arg_text(a, "file=%s,if=none,id=d0,format=raw,snapshot=on%s", vm->image, NULL);
+		arg(a, "-device");
+		arg(a, "virtio-blk-pci,drive=d0");
+	}
+	if (vm->share_dir)
+		add_share_args(a, vm, sock);
+}
+
+/* Scans the console's text for the marks, line by line across reads. */
+struct console_watch {
+	char line[LINE_MAX_SEEN];
+	size_t len;
+	enum qemu_end verdict;
+};
+
+enum qemu_end qemu_console_line(const char *line)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(console_marks); i++)
+		if (strstr(line, console_marks[i].text))
+			return console_marks[i].verdict;
+	return QEMU_END_UNKNOWN;
+}
+
+/* A failure seen stays: a power-off after it (a reboot policy's) is no clean end. */
+static void watch_line(struct console_watch *w)
+{
+	enum qemu_end seen;
+
+	w->line[w->len] = '\0';
+	seen = qemu_console_line(w->line);
+	if (seen != QEMU_END_UNKNOWN && w->verdict != QEMU_END_FAILED)
+		w->verdict = seen;
+	w->len = 0;
+}
+
+static void watch_bytes(struct console_watch *w, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n' || w->len == sizeof(w->line) - 1)
+			watch_line(w);
+		if (buf[i] != '\n' && buf[i] != '\r')
+			w->line[w->len++] = buf[i];
+	}
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Copies the console until QEMU closes it, a failure shows, or the time is up. */
+static int follow_console(const struct qemu_vm *vm, int fd, struct console_watch *w)
+{
+	double deadline = vm->timeout_sec > 0 ? now_sec() + vm->timeout_sec : 0;
+	char buf[4096];
+	int r = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int wait_ms = deadline > 0 ? (int)((deadline - now_sec()) * 1000) : -1;
+		ssize_t n;
+
+		if (deadline > 0 && wait_ms <= 0) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		if (poll(&p, 1, wait_ms) < 0 && errno != EINTR)
+			break;
+		if (!(p.revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		write_all_fd(STDOUT_FILENO, buf, (size_t)n);
+		watch_bytes(w, buf, (size_t)n);
+		if (w->verdict == QEMU_END_FAILED)
+			break;
+	}
+	return r;
+}
+
+static void stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+int qemu_run(const struct qemu_vm *vm)
+{
+	const struct qemu_machine *m = machine_for(vm->arch);
+	struct console_watch watch = { .verdict = QEMU_END_UNKNOWN };
+	static struct argv_list a;
+	char sockdir[] = "/tmp/earlymount-qemu.XXXXXX";
+	char sock[sizeof(sockdir) + 16] = "";
+	char memory[16];
+	pid_t qemu = -1, virtiofsd = -1;
+	int pipe_fd[2] = { -1, -1 };
+	int status = 0, r = EXIT_SYSTEM;
+
+	if (!m) {
+		log_err("no QEMU machine for %s kernels (x86-64 and arm64 are known)", arch_name(vm->arch));
+		goto out;
+	}
+	if (vm->share_dir && streq(vm->share_kind, "virtiofs")) {
+		if (!mkdtemp(sockdir)) {
+			log_err("unable to make a directory for virtiofsd's socket: %s", strerror(errno));
+			goto out;
+		}
+		snprintf(sock, sizeof(sock), "%s/root.sock", sockdir);
+		virtiofsd = start_virtiofsd(vm, sock);
+		if (virtiofsd < 0) {
+			log_err("unable to start %s for %s (it needs root; package qemu-system-common), "
+				"or use --share 9p", VIRTIOFSD, vm->share_dir);
+			goto out;
+		}
+	}
+	/* Ctrl-C ends QEMU and virtiofsd (they get it too); this process stays to clean up and
+	 * to say how the guest ended */
+	signal(SIGINT, SIG_IGN);
+	memset(&a, 0, sizeof(a));
+	build_argv(&a, vm, m, sock, memory, sizeof(memory));
+	if (pipe2(pipe_fd, O_CLOEXEC) < 0) {
+		log_err("unable to make a pipe: %s", strerror(errno));
+		goto out;
+	}
+	qemu = spawn(a.v, pipe_fd[1], -1, vm->verbose);
+	close(pipe_fd[1]);
+	if (qemu < 0) {
+		log_err("unable to start %s: %s", m->binary, strerror(errno));
+		goto out;
+	}
+	r = follow_console(vm, pipe_fd[0], &watch);
+	if (r == -ETIMEDOUT || watch.verdict == QEMU_END_FAILED) {
+		kill(qemu, SIGTERM);
+		waitpid(qemu, &status, 0);
+		log_err(r == -ETIMEDOUT ? "no end of the guest within %d s: QEMU stopped"
+					: "the boot failed (see the console above): QEMU stopped",
+			vm->timeout_sec);
+		r = r == -ETIMEDOUT ? QEMU_EXIT_TIMEOUT : QEMU_EXIT_FAILED;
+		goto out;
+	}
+	waitpid(qemu, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		r = EXIT_SYSTEM;
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		log_err("QEMU failed (%s %d)", WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		r = EXIT_SYSTEM;
+	} else if (watch.verdict == QEMU_END_POWEROFF) {
+		r = QEMU_EXIT_POWEROFF;
+	} else {
+		log_err("the guest ended without powering off (a reboot, or its init died)");
+		r = QEMU_EXIT_FAILED;
+	}
+out:
+	if (pipe_fd[0] >= 0)
+		close(pipe_fd[0]);
+	stop(virtiofsd);
+	if (sock[0]) {
+		unlink(sock);
+		rmdir(sockdir);
+	}
+	return r;
+}
