@@ -211,7 +211,8 @@ size: all
 	done
 
 # ---- issue 14: real systems (Debian with systemd, busybox init) booted through earlymount ----
-# `make check-realsys` (tests/realsys/run, root). The Debian trees (qemu/debian-rootfs, cached
+# `make check-realsys` (tests/realsys/run, root). The Debian trees (and check-deb-boot's, with
+# a kernel) (qemu/debian-rootfs, cached
 # in $(BUILD)/debian per recipe) take minutes to make on a clean clone: `make check` starts
 # them first, in the background, and check-realsys waits for them (the script's lock) at its
 # turn. REALSYS="busybox" or "debian" narrows it; QEMU_ARCHES too.
@@ -220,7 +221,8 @@ REALSYS ?= busybox debian
 realsys-rootfs-background: deps
 	@mkdir -p $(BUILD)/realsys
 	@echo "realsys: building the Debian trees in the background (log: $(BUILD)/realsys/rootfs-background.log)"
-	@nohup sh qemu/debian-rootfs $(BUILD) $(or $(QEMU_ARCHES),$(ARCHES)) >$(BUILD)/realsys/rootfs-background.log 2>&1 </dev/null &
+	@nohup sh -c 'sh qemu/debian-rootfs $$1 $$2; sh qemu/debian-rootfs --flavour kernel $$1 $$3' background \
+		$(BUILD) "$(or $(QEMU_ARCHES),$(ARCHES))" $(HOST_ARCH) >$(BUILD)/realsys/rootfs-background.log 2>&1 </dev/null &
 check: realsys-rootfs-background
 
 check-realsys: deps all
@@ -568,3 +570,12 @@ bench: deps all
 	@KMOD_ROOT=$(KMOD_ROOT) ZSTD_ROOT=$(ZSTD_ROOT) CRYPTSETUP_ROOT=$(CRYPTSETUP_ROOT) LVM2_ROOT=$(LVM2_ROOT) sh qemu/bench $(BUILD)
 
 check: check-realsys
+
+# ---- issue 17: the installed path: the .deb in a Debian system whose own update-initramfs
+# makes the image that boots it, and taken out again (tests/deb/boot; DEB_BOOT_ARCHES, default
+# the host's: arm64's tree costs minutes of qemu-user). ----
+DEB_BOOT_ARCHES ?= $(HOST_ARCH)
+.PHONY: check-deb-boot
+check-deb-boot: deb
+	@sh tests/deb/boot $(BUILD) $(DEB_BOOT_ARCHES)
+check: check-deb-boot
