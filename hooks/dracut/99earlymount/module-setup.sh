@@ -2,9 +2,10 @@
 # dracut module: an image whose /init is earlymount, with the kernel modules dracut selects
 # (through its kernel-modules module, or exactly those of --drivers). Not part of the default
 # set: ask for it with `dracut --add earlymount`, or with
-#   add_dracutmodules+=" earlymount "
-# in /etc/dracut.conf.d/earlymount.conf. `dracut -m "earlymount"` makes an image with nothing
-# else. EARLYMOUNT_INIT (in the environment or a dracut.conf file) names another binary,
+#   EARLYMOUNT=yes
+# in /etc/dracut.conf.d/earlymount.conf (as for initramfs-tools: a setting that is harmless
+# once the package is gone, where add_dracutmodules+=" earlymount " would make dracut fail).
+# `dracut -m "earlymount"` makes an image with nothing else. EARLYMOUNT_INIT (in the environment or a dracut.conf file) names another binary,
 # EARLYMOUNT_HOOKS_DIR another /etc/earlymount/hooks.
 # EARLYMOUNT_LUKS=yes|no|auto (default auto) adds the LUKS helper, earlymount-luks from beside
 # the binary (or EARLYMOUNT_LUKS_HELPER), and the kernel modules it needs; auto when dracut's
@@ -52,7 +53,10 @@ check() {
         return 1
     fi
     # only when asked for: it replaces dracut's own /init
-    return 255
+    case ${EARLYMOUNT:-no} in
+    y | yes | 1 | true) return 0 ;;
+    *) return 255 ;;
+    esac
 }
 
 # called by dracut
