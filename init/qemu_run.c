@@ -137,7 +137,12 @@ static pid_t spawn(const char *const *argv, int out_fd, int err_fd, bool verbose
 static pid_t start_virtiofsd(const struct qemu_vm *vm, const char *sock)
 {
 	char source[PATH_MAX + 16];
-	const char *argv[] = { VIRTIOFSD, NULL, "-o", source, "-o", "cache=auto", NULL };
+	char real[PATH_MAX];
+	/* Its namespace sandbox pivots into the shared directory, which fails for the host's /
+	 * ("Device or resource busy"): there it takes the chroot sandbox. */
+	bool whole_host = realpath(vm->share_dir, real) && streq(real, "/");
+	const char *argv[] = { VIRTIOFSD, NULL, "-o", source, "-o", "cache=auto",
+			       whole_host ? "-o" : NULL, "sandbox=chroot", NULL };
 	char sock_arg[PATH_MAX + 32];
 	/* its log of every vhost-user event is noise unless asked for */
 	int quiet = vm->verbose ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -170,7 +175,10 @@ static void add_share_args(struct argv_list *a, const struct qemu_vm *vm, const 
 
 	if (streq(vm->share_kind, "9p")) {
 		arg(a, "-fsdev");
-		arg_text(a, "local,id=root,path=%s,security_model=none%s", vm->share_dir, NULL);
+		/* multidevs=remap: a tree over several filesystems (the host's /) keeps inode
+		 * numbers apart */
+		arg_text(a, "local,id=root,path=%s,security_model=none,multidevs=remap%s", vm->share_dir,
+			 NULL);
 		arg(a, "-device");
 		arg_text(a, "virtio-9p-pci,fsdev=root,mount_tag=%s%s", vm->share_tag, NULL);
 		return;
