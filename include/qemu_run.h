@@ -6,6 +6,9 @@
 
 #include "dps.h"
 
+/* Debian 12 ships it in qemu-system-common. */
+#define VIRTIOFSD_PATH "/usr/lib/qemu/virtiofsd"
+
 #define QEMU_ARGS_MAX 64
 
 /* Exit statuses of `earlymount qemu` besides EXIT_USAGE and EXIT_SYSTEM (commands.h). */

@@ -25,7 +25,6 @@
 #include "util.h"
 
 #define ROOT_TAG "root"
-#define VIRTIOFSD_PATH "/usr/lib/qemu/virtiofsd"
 
 struct qemu_args {
 	const char *kernel;

@@ -127,18 +127,15 @@ static const struct {
 	{ "0", 0 }, { "no", 0 }, { "n", 0 }, { "false", 0 }, { "f", 0 }, { "off", 0 },
 };
 
-static const struct {
-	const char *word;
-	enum volatile_mode mode;
-} volatile_words[] = {
-	{ "state", VOLATILE_STATE },
-	{ "overlay", VOLATILE_OVERLAY },
-};
-
 /* A key's words and the values they stand for. */
 struct word_value {
 	const char *word;
 	int value;
+};
+
+static const struct word_value volatile_words[] = {
+	{ "state", VOLATILE_STATE },
+	{ "overlay", VOLATILE_OVERLAY },
 };
 
 /* systemd-fsck(8)'s words. */
@@ -736,19 +733,18 @@ static int set_fsck_repair(struct options *o, const char *value, const char **wh
 static int set_volatile(struct options *o, const char *value, const char **why)
 {
 	int b = value ? parse_boolean(value) : 1;
+	int mode = 0;
 	int r = 0;
 
 	if (b >= 0) {
 		o->volatile_mode = b ? VOLATILE_YES : VOLATILE_NO;
 		goto out;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(volatile_words); i++)
-		if (streq(value, volatile_words[i].word)) {
-			o->volatile_mode = volatile_words[i].mode;
-			goto out;
-		}
-	*why = "not a volatile mode; use yes, no, state or overlay";
-	r = -EINVAL;
+	r = word_lookup(volatile_words, ARRAY_SIZE(volatile_words), value, &mode);
+	if (r == 0)
+		o->volatile_mode = (enum volatile_mode)mode;
+	else
+		*why = "not a volatile mode; use yes, no, state or overlay";
 out:
 	return r;
 }

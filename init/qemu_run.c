@@ -23,7 +23,6 @@
 #include "qemu_run.h"
 #include "util.h"
 
-#define VIRTIOFSD "/usr/lib/qemu/virtiofsd"
 #define LINE_MAX_SEEN 1024
 
 /* The machines the harness measured (qemu/boot): aarch64 not on -cpu max under TCG, whose
@@ -141,7 +140,7 @@ static pid_t start_virtiofsd(const struct qemu_vm *vm, const char *sock)
 	/* Its namespace sandbox pivots into the shared directory, which fails for the host's /
 	 * ("Device or resource busy"): there it takes the chroot sandbox. */
 	bool whole_host = realpath(vm->share_dir, real) && streq(real, "/");
-	const char *argv[] = { VIRTIOFSD, NULL, "-o", source, "-o", "cache=auto",
+	const char *argv[] = { VIRTIOFSD_PATH, NULL, "-o", source, "-o", "cache=auto",
 			       whole_host ? "-o" : NULL, "sandbox=chroot", NULL };
 	char sock_arg[PATH_MAX + 32];
 	/* its log of every vhost-user event is noise unless asked for */
@@ -347,7 +346,7 @@ int qemu_run(const struct qemu_vm *vm)
 		virtiofsd = start_virtiofsd(vm, sock);
 		if (virtiofsd < 0) {
 			log_err("unable to start %s for %s (it needs root; package qemu-system-common), "
-				"or use --share 9p", VIRTIOFSD, vm->share_dir);
+				"or use --share 9p", VIRTIOFSD_PATH, vm->share_dir);
 			goto out;
 		}
 	}
