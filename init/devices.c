@@ -500,8 +500,9 @@ int devices_wait(struct devices *d, int timeout_ms,
 			r = -ETIMEDOUT;
 			goto out;
 		}
-		/* A USB step can end without a uevent (a hub's port read as empty before it was
-		 * powered): look again now and then while only USB holds the devices back. */
+		/* USB is read from sysfs and the hubs, not from the events: a step that completes
+		 * after the last event was read (a device's interfaces, sd binding a LUN) wakes
+		 * nobody, so look again now and then while only USB holds the devices back. */
 		if (!was_settled && modules_loading(d->modules) == 0 && (wait_ms < 0 || wait_ms > USB_RECHECK_MS))
 			wait_ms = USB_RECHECK_MS;
 		if (poll(pfd, n, wait_ms) < 0 && errno != EINTR) {
