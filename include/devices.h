@@ -18,6 +18,7 @@ struct devices {
 	double probe_ms;
 	double first_probe_sec;
 	double settled_sec;       /* when the module loads last settled; 0: not yet */
+	char unsettled[256];      /* what keeps the devices from settling besides module loads */
 };
 
 /* Opens the uevent socket and probes the disks already there. Call before any module is

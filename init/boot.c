@@ -342,8 +342,12 @@ static int stage_wait_for_plan(struct boot *b)
 	r = devices_wait(&b->devices, timeout_ms, plan_ready, b);
 	if (r == -ETIMEDOUT && b->plan_result == 0) {
 		/* a driver stuck in its init must not hold a boot whose root is there */
-		log_warn("gave up waiting for %zu module loads; going on with the disks present",
-			 modules_loading(&b->modules));
+		if (modules_loading(&b->modules) > 0)
+			log_warn("gave up waiting for %zu module loads; going on with the disks present",
+				 modules_loading(&b->modules));
+		else
+			log_warn("gave up waiting for the devices to settle (%s): a disk still to come "
+				 "cannot be known; going on with the disks present", b->devices.unsettled);
 		r = 0;
 	}
 	b->plan_counted_sec = timing_now();

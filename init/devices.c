@@ -20,6 +20,7 @@
 #include "log.h"
 #include "probe.h"
 #include "timing.h"
+#include "usb_state.h"
 #include "util.h"
 
 /* The kernel caps one uevent at UEVENT_BUFFER_SIZE (2048) plus the header. */
@@ -28,6 +29,7 @@
  * charges only what is queued, so a large limit costs nothing when idle. */
 #define UEVENT_RCVBUF (64 * 1024 * 1024)
 #define KERNEL_UEVENT_GROUP 1
+#define USB_RECHECK_MS 100
 
 struct uevent {
 	const char *action;
@@ -431,12 +433,43 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Settled: no module is loading. Modules' devices send their events before the insert
- * returns, so a finished load has queued everything it brought; the caller drains the
- * queue before it asks. */
-static bool settled(const struct devices *d)
+static bool disk_probed(const char *node, void *data)
 {
-	return modules_loading(d->modules) == 0;
+	return find_disk(data, node) != NULL;
+}
+
+/* USB storage comes in steps after its drivers loaded (see usb_settle.c): settled once every
+ * step is done. What it waits for is logged when it changes. */
+static bool usb_settled(struct devices *d)
+{
+	struct usb_snapshot snap;
+	char why[sizeof(d->unsettled)];
+	const char *what;
+	enum usb_pending p;
+	int r = usb_state_read(&snap, disk_probed, d);
+
+	if (r < 0) {
+		snprintf(why, sizeof(why), "unable to read /sys/bus/usb/devices: %s", strerror(-r));
+		p = USB_PENDING_OVERFLOW;
+	} else {
+		p = usb_settle_check(&snap, &what);
+		if (p != USB_SETTLED)
+			usb_settle_describe(&snap, p, what, why, sizeof(why));
+	}
+	if (p == USB_SETTLED)
+		why[0] = '\0';
+	if (!streq(why, d->unsettled) && why[0])
+		log_debug("not settled: %s", why);
+	COPY_STR(d->unsettled, why);
+	return p == USB_SETTLED;
+}
+
+/* Settled: no module is loading, and USB storage went through its steps. Modules' devices
+ * send their events before the insert returns, so a finished load has queued everything it
+ * brought; the caller drains the queue before it asks. */
+static bool settled(struct devices *d)
+{
+	return modules_loading(d->modules) == 0 && usb_settled(d);
 }
 
 int devices_wait(struct devices *d, int timeout_ms,
@@ -459,6 +492,7 @@ int devices_wait(struct devices *d, int timeout_ms,
 		struct pollfd pfd[1 + MODULES_MAX_LOADERS] = { { .fd = d->uevent_fd, .events = POLLIN } };
 		size_t n = 1 + modules_poll_fds(d->modules, pfd + 1, MODULES_MAX_LOADERS);
 		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+		int wait_ms = left > INT32_MAX ? INT32_MAX : (int)left;
 		struct batch b = { 0 };
 		bool now_settled;
 
@@ -466,7 +500,12 @@ int devices_wait(struct devices *d, int timeout_ms,
 			r = -ETIMEDOUT;
 			goto out;
 		}
-		if (poll(pfd, n, left > INT32_MAX ? INT32_MAX : (int)left) < 0 && errno != EINTR) {
+		/* USB is read from sysfs and the hubs, not from the events: a step that completes
+		 * after the last event was read (a device's interfaces, sd binding a LUN) wakes
+		 * nobody, so look again now and then while only USB holds the devices back. */
+		if (!was_settled && modules_loading(d->modules) == 0 && (wait_ms < 0 || wait_ms > USB_RECHECK_MS))
+			wait_ms = USB_RECHECK_MS;
+		if (poll(pfd, n, wait_ms) < 0 && errno != EINTR) {
 			r = -errno;
 			goto out;
 		}

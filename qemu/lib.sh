@@ -39,7 +39,8 @@ var_uuid() {
 
 # The initramfs of ARCH, built once by earlymount itself (the host binary builds for any arch).
 # VARIANT: "" or default (the default modules), shell (plus busybox as /bin/sh), nodriver
-# (virtio_blk left out: the disk's driver is missing). QEMU_INITRD_DIR=DIR boots
+# (virtio_blk left out: the disk's driver is missing), nousbstorage (usb-storage and uas left
+# out: a USB disk never comes). QEMU_INITRD_DIR=DIR boots
 # DIR/initramfs-ARCH.img instead (another initramfs, same checks) whatever the variant.
 initramfs_image() { # ARCH [VARIANT]
 	if [ -n "${QEMU_INITRD_DIR:-}" ]; then echo "$QEMU_INITRD_DIR/initramfs-$1.img"; return 0; fi
@@ -76,6 +77,7 @@ build_initramfs() { # ARCH [VARIANT]
 	default) set -- "$1" --no-fsck ;;
 	shell) set -- "$1" --no-fsck --add "$(extras_dir "$1")/busybox:/bin/sh" ;;
 	nodriver) set -- "$1" --no-fsck --omit virtio_blk ;;
+	nousbstorage) set -- "$1" --no-fsck --omit usb_storage --omit uas ;;
 	# the LUKS helper beside $lib_em, and its modules
 	luks) set -- "$1" --no-fsck --luks ;;
 	# and a key file for rd.luks.key= (tests/fixtures/luks.key, the key of luks=file: disks)
@@ -86,7 +88,7 @@ build_initramfs() { # ARCH [VARIANT]
 		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
 		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
 		[ "$lib_variant" = fsck ] || set -- "$@" --luks ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, luks, luks-key, fsck, luks-fsck)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, fsck, luks-fsck)"; return 1 ;;
 	esac
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
