@@ -368,6 +368,18 @@ check-musl: deps musl
 	@sh tests/plan/run $(BUILD)/musl-aarch64/earlymount-user $(BUILD)/fixtures
 check: check-musl
 
+# The musl binaries as /init, booted on both arches (issue 16): one scenario per path where
+# the C library is what runs — discovery with libblkid and libkmod's zstd modules, every DPS
+# mount point with the machine-ID /var, a pinned root, version order, the refusal and its
+# wait, overlayfs (two boots), dm-verity's ioctls, fsck children, the rd.break shell. The
+# LUKS scenarios stay glibc-only: the helper is a glibc binary either way. About a minute.
+MUSL_BOOT_SCENARIOS ?= dps-root dps-full root-partuuid versioned-roots two-disks \
+	volatile-overlay verity-root fsck-var rd-break
+.PHONY: check-musl-boot
+check-musl-boot: deps all musl
+	@QEMU_LIBC=musl sh qemu/run-scenarios $(BUILD) $(MUSL_BOOT_SCENARIOS)
+check: check-musl-boot
+
 # ---- unit tests: host build of the core under ASan+UBSan, cmocka ----
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 UNIT_DIR   := $(BUILD)/unit
