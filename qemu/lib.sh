@@ -37,16 +37,16 @@ var_uuid() {
 	"$build/$HOST_ARCH/earlymount" var-uuid "$MACHINE_ID" 2>/dev/null || echo "$MACHINE_ID_VAR_UUID"
 }
 
-# QEMU_LIBC=musl: the images' /init is the musl build of earlymount, BUILD/musl-ARCH/earlymount
-# (`make musl`), in images of their own; glibc (the default) is BUILD/ARCH/earlymount. The
-# builder is the host's glibc binary either way.
+# The images' /init is earlymount-init (PID 1 alone, what the hooks install): with QEMU_LIBC=musl
+# the musl build, BUILD/musl-ARCH/earlymount-init (`make musl`), in images of their own; else
+# (glibc) BUILD/ARCH/earlymount-init. The builder is the host's glibc binary either way.
 case ${QEMU_LIBC:-glibc} in
 glibc | musl) ;;
 *) die "QEMU_LIBC=$QEMU_LIBC: say glibc or musl" ;;
 esac
 libc_suffix() { [ "${QEMU_LIBC:-glibc}" = glibc ] || echo "-$QEMU_LIBC"; }
 init_binary() { # ARCH
-	if [ "${QEMU_LIBC:-glibc}" = glibc ]; then echo "$build/$1/earlymount"; else echo "$build/musl-$1/earlymount"; fi
+	if [ "${QEMU_LIBC:-glibc}" = glibc ]; then echo "$build/$1/earlymount-init"; else echo "$build/musl-$1/earlymount-init"; fi
 }
 
 # The initramfs of ARCH, built once by earlymount itself (the host binary builds for any arch).
