@@ -154,6 +154,64 @@ static int check_compressors(const struct builder *b)
 	return r;
 }
 
+/* NAME beside BINARY into OUT (0), else, when BINARY is PREFIX/bin/..., as installed:
+ * PREFIX/lib/earlymount/INSTALLED (0); else -ENOENT with OUT the path beside BINARY. */
+static int find_beside(const char *binary, const char *name, const char *installed, char *out,
+		       size_t size)
+{
+	const char *slash = strrchr(binary, '/');
+	const char *dir = binary;
+	char lib[PATH_MAX];
+	int n = snprintf(out, size, "%.*s%s", slash ? (int)(slash - binary + 1) : 0, binary, name);
+	int r = -ENOENT;
+
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (access(out, F_OK) == 0)
+		return 0;
+	for (const char *p = binary; slash && p < slash; p++)
+		if (*p == '/')
+			dir = p + 1;
+	if (!slash || (int)(slash - dir) != 3 || strncmp(dir, "bin", 3) != 0)
+		return r;
+	n = snprintf(lib, sizeof(lib), "%.*slib/earlymount/%s", (int)(dir - binary), binary, installed);
+	if (n > 0 && (size_t)n < sizeof(lib) && access(lib, F_OK) == 0)
+		r = snprintf(out, size, "%s", lib) < (int)size ? 0 : -ENAMETOOLONG;
+	return r;
+}
+
+/* Without --init, the binary made to be /init: earlymount-init (PID 1 alone, without the
+ * host commands) beside this one in the build tree, or PREFIX/lib/earlymount/init beside an
+ * installed PREFIX/bin/earlymount; without one, this binary, which boots as well. */
+static int choose_init(const struct builder *b, char *init, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t len;
+	int r;
+
+	if (b->init) {
+		r = snprintf(init, size, "%s", b->init) < (int)size ? 0 : -ENAMETOOLONG;
+		goto out;
+	}
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0) {
+		r = -errno;
+		snprintf(self, sizeof(self), "/proc/self/exe");
+		goto out;
+	}
+	self[len] = '\0';
+	r = find_beside(self, "earlymount-init", "init", init, size);
+	if (r == -ENOENT) {
+		log_notice("no earlymount-init beside %s: it is /init itself, host commands included "
+			   "(--init PATH names another)", self);
+		r = snprintf(init, size, "%s", self) < (int)size ? 0 : -ENAMETOOLONG;
+	}
+out:
+	if (r < 0)
+		log_err("unable to choose the /init binary (%s): %s", b->init ? b->init : self, strerror(-r));
+	return r;
+}
+
 /* --luks-helper, or the helper beside the /init binary: the build directory of that
  * architecture, or the directory earlymount is installed in. An installed earlymount runs as
  * PREFIX/bin/earlymount, its helper is PREFIX/lib/earlymount/earlymount-luks (beside
@@ -162,45 +220,14 @@ static int check_compressors(const struct builder *b)
 static int find_luks_helper(struct builder *b, const char *init)
 {
 	const char *name = strrchr(LUKS_HELPER_PATH, '/') + 1;
-	char self[PATH_MAX], installed[PATH_MAX];
-	const char *slash, *dir;
-	int n;
-	int r = 0;
+	int r;
 
-	if (b->luks_helper) {
+	if (b->luks_helper)
 		r = COPY_STR(b->luks_helper_found, b->luks_helper);
-		goto out;
-	}
-	if (!b->init) {
-		ssize_t len = readlink(init, self, sizeof(self) - 1);
-
-		if (len < 0) {
-			r = -errno;
-			goto out;
-		}
-		self[len] = '\0';
-		init = self;
-	}
-	slash = strrchr(init, '/');
-	n = snprintf(b->luks_helper_found, sizeof(b->luks_helper_found), "%.*s%s",
-		     slash ? (int)(slash - init + 1) : 0, init, name);
-	if (n < 0 || (size_t)n >= sizeof(b->luks_helper_found)) {
-		r = -ENAMETOOLONG;
-		goto out;
-	}
-	if (!slash || access(b->luks_helper_found, F_OK) == 0)
-		goto out;
-	/* PREFIX/bin/earlymount: PREFIX/lib/earlymount/earlymount-luks */
-	dir = init;
-	for (const char *p = init; p < slash; p++)
-		if (*p == '/')
-			dir = p + 1;
-	if ((int)(slash - dir) != 3 || strncmp(dir, "bin", 3) != 0)
-		goto out;
-	n = snprintf(installed, sizeof(installed), "%.*slib/earlymount/%s", (int)(dir - init), init, name);
-	if (n > 0 && (size_t)n < sizeof(installed) && access(installed, F_OK) == 0)
-		r = COPY_STR(b->luks_helper_found, installed);
-out:
+	else
+		r = find_beside(init, name, name, b->luks_helper_found, sizeof(b->luks_helper_found));
+	if (r == -ENOENT)
+		r = 0;
 	if (r < 0)
 		log_err("unable to find the LUKS helper beside %s: %s", init, strerror(-r));
 	return r;
@@ -208,8 +235,7 @@ out:
 
 static int build(struct builder *b)
 {
-	const char *init = b->init ? b->init : "/proc/self/exe";
-	char stage_dir[PATH_MAX], image_dir[PATH_MAX];
+	char init[PATH_MAX], stage_dir[PATH_MAX], image_dir[PATH_MAX];
 	uint64_t image_size = 0, raw_size = 0;
 	int r;
 
@@ -218,7 +244,9 @@ static int build(struct builder *b)
 		r = EXIT_USAGE;
 		goto out;
 	}
-	r = initramfs_check_init(b, init);
+	r = choose_init(b, init, sizeof(init));
+	if (r == 0)
+		r = initramfs_check_init(b, init);
 	if (r == 0 && b->luks)
 		r = find_luks_helper(b, init);
 	if (r == 0 && b->luks)

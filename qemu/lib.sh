@@ -37,6 +37,18 @@ var_uuid() {
 	"$build/$HOST_ARCH/earlymount" var-uuid "$MACHINE_ID" 2>/dev/null || echo "$MACHINE_ID_VAR_UUID"
 }
 
+# The images' /init is earlymount-init (PID 1 alone, what the hooks install): with QEMU_LIBC=musl
+# the musl build, BUILD/musl-ARCH/earlymount-init (`make musl`), in images of their own; else
+# (glibc) BUILD/ARCH/earlymount-init. The builder is the host's glibc binary either way.
+case ${QEMU_LIBC:-glibc} in
+glibc | musl) ;;
+*) die "QEMU_LIBC=$QEMU_LIBC: say glibc or musl" ;;
+esac
+libc_suffix() { [ "${QEMU_LIBC:-glibc}" = glibc ] || echo "-$QEMU_LIBC"; }
+init_binary() { # ARCH
+	if [ "${QEMU_LIBC:-glibc}" = glibc ]; then echo "$build/$1/earlymount-init"; else echo "$build/musl-$1/earlymount-init"; fi
+}
+
 # The initramfs of ARCH, built once by earlymount itself (the host binary builds for any arch).
 # VARIANT: "" or default (the default modules), shell (plus busybox as /bin/sh), nodriver
 # (virtio_blk left out: the disk's driver is missing), nousbstorage (usb-storage and uas left
@@ -45,8 +57,8 @@ var_uuid() {
 initramfs_image() { # ARCH [VARIANT]
 	if [ -n "${QEMU_INITRD_DIR:-}" ]; then echo "$QEMU_INITRD_DIR/initramfs-$1.img"; return 0; fi
 	case ${2:-default} in
-	default) echo "$build/qemu/initramfs-$1.img" ;;
-	*) echo "$build/qemu/initramfs-$1-$2.img" ;;
+	default) echo "$build/qemu/initramfs-$1$(libc_suffix).img" ;;
+	*) echo "$build/qemu/initramfs-$1-$2$(libc_suffix).img" ;;
 	esac
 }
 
@@ -70,7 +82,8 @@ build_initramfs() { # ARCH [VARIANT]
 	[ -z "${QEMU_INITRD_DIR:-}" ] || return 0
 	lib_variant=${2:-default}
 	lib_img=$(initramfs_image "$1" "$lib_variant")
-	lib_em=$build/$1/earlymount
+	lib_em=$(init_binary "$1")
+	[ -x "$lib_em" ] || die "no $lib_em to put in the initramfs as /init: build it first (make; make musl for QEMU_LIBC=musl)"
 	# The checkers (3.2-3.3 MiB with their libc) only where a scenario wants them: every
 	# other image stays as small, and as alike on both arches, as before.
 	case $lib_variant in
