@@ -118,6 +118,12 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		name_list_print(&b->absent, stdout);
 	}
 	printf("\n");
+	if (b->host_only) {
+		printf("host-only: in the image:");
+		for (size_t i = 0; i < b->n_modules; i++)
+			printf(" %s", b->modules[i].name);
+		printf("\n");
+	}
 	printf("module index: %s\n", b->indexes_copied
 					     ? "copied from the kernel (no depmod found): it names modules the image lacks"
 					     : "regenerated with depmod");
@@ -234,8 +240,9 @@ static int build(struct builder *b)
 	}
 	r = initramfs_choose_modules(b);
 	if (r < 0) {
-		/* a --module the kernel lacks, or modules of another architecture */
-		r = r == -ENOENT || r == -ENOEXEC ? EXIT_USAGE : EXIT_SYSTEM;
+		/* a --module the kernel lacks, modules of another architecture, a host-only
+		 * image for a host that has no disk under / or needs --luks */
+		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL ? EXIT_USAGE : EXIT_SYSTEM;
 		goto out;
 	}
 	r = initramfs_stage_modules(b, stage_dir, sizeof(stage_dir));
@@ -315,6 +322,8 @@ int cmd_initramfs(int argc, char **argv)
 		 * ones, and libkmod decompresses only the few modules a machine loads */
 		.compression = COMPRESS_NONE,
 		.module_compression = COMPRESS_ZSTD,
+		.sysfs = "/sys",
+		.mountinfo = "/proc/self/mountinfo",
 	};
 	int r;
 
