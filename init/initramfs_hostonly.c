@@ -41,6 +41,7 @@ static int mountinfo_line(char *line, const char *where, unsigned *major, unsign
 			  struct hostonly_mount *m)
 {
 	char *save = NULL, *field[5] = { 0 }, *tok, *fstype = NULL, *source = NULL;
+	unsigned maj, min;
 	size_t n = 0;
 	int r = -ENOENT;
 
@@ -54,7 +55,7 @@ static int mountinfo_line(char *line, const char *where, unsigned *major, unsign
 		}
 	}
 	if (n < ARRAY_SIZE(field) || !fstype || !source ||
-	    sscanf(field[2], "%u:%u", major, minor) != 2)
+	    sscanf(field[2], "%u:%u", &maj, &min) != 2)
 		goto out;
 	unescape_octal(field[4]);
 	if (!streq(field[4], where))
@@ -62,6 +63,8 @@ static int mountinfo_line(char *line, const char *where, unsigned *major, unsign
 	unescape_octal(source);
 	if (COPY_STR(m->fstype, fstype) < 0 || COPY_STR(m->source, source) < 0)
 		goto out;
+	*major = maj;
+	*minor = min;
 	r = 0;
 out:
 	return r;
