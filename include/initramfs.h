@@ -49,6 +49,7 @@ struct builder {
 	bool host_only;          /* --host-only: the modules of this host's / and /usr */
 	const char *sysfs;       /* --sysfs: the host's sysfs (default /sys) */
 	const char *mountinfo;   /* --mountinfo: its mounts (default /proc/self/mountinfo) */
+	bool print_modules;      /* --print-modules: name the modules chosen, build nothing */
 
 	char kver[NAME_MAX + 1];
 	struct kmod_ctx *kmod;

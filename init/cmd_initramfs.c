@@ -212,6 +212,39 @@ out:
 	return r;
 }
 
+/* The module directory opened and the modules chosen: 0 or an exit code. A --module the
+ * kernel lacks, modules of another architecture, a host-only image for a host that has no
+ * disk under / or needs --luks: the command line's fault. */
+static int open_and_choose(struct builder *b)
+{
+	int r = initramfs_open_kmod(b);
+
+	if (r < 0) {
+		r = EXIT_SYSTEM;
+		goto out;
+	}
+	r = initramfs_choose_modules(b);
+	if (r < 0)
+		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL ? EXIT_USAGE : EXIT_SYSTEM;
+out:
+	return r;
+}
+
+/* --print-modules: what was asked for and found, not what it needs: a generator resolves
+ * the dependencies with its own tools. */
+static int print_modules(struct builder *b)
+{
+	int r = open_and_choose(b);
+
+	if (r != 0)
+		goto out;
+	for (size_t i = 0; i < b->n_modules; i++)
+		if (b->modules[i].requested)
+			printf("%s\n", b->modules[i].name);
+out:
+	return r;
+}
+
 static int build(struct builder *b)
 {
 	const char *init = b->init ? b->init : "/proc/self/exe";
@@ -233,18 +266,9 @@ static int build(struct builder *b)
 		r = r == -ENOEXEC ? EXIT_USAGE : EXIT_SYSTEM;
 		goto out;
 	}
-	r = initramfs_open_kmod(b);
-	if (r < 0) {
-		r = EXIT_SYSTEM;
+	r = open_and_choose(b);
+	if (r != 0)
 		goto out;
-	}
-	r = initramfs_choose_modules(b);
-	if (r < 0) {
-		/* a --module the kernel lacks, modules of another architecture, a host-only
-		 * image for a host that has no disk under / or needs --luks */
-		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL ? EXIT_USAGE : EXIT_SYSTEM;
-		goto out;
-	}
 	r = initramfs_stage_modules(b, stage_dir, sizeof(stage_dir));
 	if (r == 0)
 		r = initramfs_add_skeleton(b, init);
@@ -338,7 +362,7 @@ int cmd_initramfs(int argc, char **argv)
 		r = EXIT_SYSTEM;
 		goto out;
 	}
-	r = build(&b);
+	r = b.print_modules ? print_modules(&b) : build(&b);
 out:
 	builder_free(&b);
 	return r;

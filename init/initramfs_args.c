@@ -31,6 +31,9 @@ static void usage(FILE *out)
 		"                      the host must be the machine the image will boot\n"
 		"  --sysfs DIR         the sysfs --host-only reads (default /sys)\n"
 		"  --mountinfo FILE    the mount table --host-only reads (default /proc/self/mountinfo)\n"
+		"  --print-modules     print the names of the modules chosen (not those they need),\n"
+		"                      one a line, and build nothing (-o is then not needed): for\n"
+		"                      initramfs generators that add the modules themselves\n"
 		"  --add SRC[:DEST]    a file or directory to add at DEST (repeatable)\n"
 		"  --luks              add the LUKS helper, earlymount-luks from beside the /init\n"
 		"                      binary (for PREFIX/bin/earlymount without one there:\n"
@@ -106,6 +109,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_HOST_ONLY,
 		OPT_SYSFS,
 		OPT_MOUNTINFO,
+		OPT_PRINT_MODULES,
 	};
 	static const struct option longopts[] = {
 		{ "moddir", required_argument, NULL, OPT_MODDIR },
@@ -124,6 +128,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "host-only", no_argument, NULL, OPT_HOST_ONLY },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "print-modules", no_argument, NULL, OPT_PRINT_MODULES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -196,6 +201,9 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		case OPT_MOUNTINFO:
 			b->mountinfo = optarg;
 			break;
+		case OPT_PRINT_MODULES:
+			b->print_modules = true;
+			break;
 		case 'h':
 			usage(stdout);
 			r = 1;
@@ -220,7 +228,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 			b->omitted.names[0]);
 		r = -EINVAL;
 	}
-	if (r == 0 && (!b->moddir || !b->output)) {
+	if (r == 0 && (!b->moddir || (!b->output && !b->print_modules))) {
 		log_err("%s is required (see earlymount initramfs --help)", !b->moddir ? "--moddir" : "-o OUT");
 		r = -EINVAL;
 	}

@@ -241,7 +241,7 @@ out:
 	return r;
 }
 
-static void log_mount(const struct hostonly_mount *m)
+static void log_mount(const struct hostonly_mount *m, FILE *out)
 {
 	char line[1024];
 	size_t n = 0;
@@ -256,7 +256,7 @@ static void log_mount(const struct hostonly_mount *m)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s (%s)", n ? ", " : "", base,
 				      d->dm_uuid[0] ? "device-mapper" : d->module[0] ? d->module : d->driver);
 	}
-	printf("host-only: %s: %s on %s, through %s\n", m->where, m->fstype, m->source,
+	fprintf(out, "host-only: %s: %s on %s, through %s\n", m->where, m->fstype, m->source,
 	       line[0] ? line : "no bound driver");
 }
 
@@ -313,7 +313,8 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 	else if (r == -ENOBUFS)
 		log_err("--host-only: the devices behind %s need more modules than earlymount keeps", where);
 	else if (r == 0)
-		log_mount(m);
+		/* --print-modules: stdout is the list */
+		log_mount(m, b->print_modules ? stderr : stdout);
 out:
 	free(m);
 	return r;
@@ -352,7 +353,8 @@ int initramfs_choose_host_modules(struct builder *b)
 	r = path_join(w.devices, sizeof(w.devices), sysfs, "devices");
 	for (size_t i = 0; i < ARRAY_SIZE(hostonly_mount_points) && r == 0; i++)
 		r = choose_mount(b, &w, hostonly_mount_points[i], choice);
-	if (r == 0 && choice->luks && !b->luks) {
+	/* --print-modules: the generator decides on the helper itself */
+	if (r == 0 && choice->luks && !b->luks && !b->print_modules) {
 		log_err("--host-only: / or /usr is on dm-crypt: pass --luks, so that the image can unlock it");
 		r = -EINVAL;
 	}
