@@ -143,6 +143,10 @@ static int record_device(struct walk *w, const char *dir)
 	const char *rel = startswith(dir, w->sysfs);
 	int r = 0;
 
+	/* two partitions of one disk under a dm device: their ancestors once */
+	for (size_t i = 0; i < w->m->n_devices; i++)
+		if (streq(w->m->devices[i].path, rel ? rel : dir))
+			goto out;
 	if (w->m->n_devices == HOSTONLY_MAX_DEVICES) {
 		r = -ENOBUFS;
 		log_err("--host-only: more than %d devices behind %s; the chain at %s is too deep to follow",
