@@ -185,15 +185,18 @@ static int walk_ancestors(struct walk *w, const char *disk)
 
 static int walk_block(struct walk *w, const char *link, unsigned depth);
 
-/* A stacked device (dm-crypt, dm-verity): itself, then what it is made of. */
-static int walk_slaves(struct walk *w, const char *dir, unsigned depth)
+/* A stacked device: itself, then what it is made of, the links in its directory sub:
+ * "slaves" of device-mapper (dm-crypt, dm-verity), "multipath" of an NVMe namespace that the
+ * kernel shows once for all its paths (its directory is virtual, its paths' are below their
+ * controllers). */
+static int walk_stack(struct walk *w, const char *dir, const char *sub, unsigned depth)
 {
 	char slaves[PATH_MAX], link[PATH_MAX];
 	struct dirent *e;
 	DIR *d;
 	int r = record_device(w, dir);
 
-	if (r < 0 || path_join(slaves, sizeof(slaves), dir, "slaves") < 0 || !(d = opendir(slaves)))
+	if (r < 0 || path_join(slaves, sizeof(slaves), dir, sub) < 0 || !(d = opendir(slaves)))
 		goto out;
 	while (r == 0 && (e = readdir(d)))
 		if (e->d_name[0] != '.' && path_join(link, sizeof(link), slaves, e->d_name) == 0)
@@ -234,13 +237,16 @@ static int walk_block(struct walk *w, const char *link, unsigned depth)
 		goto out;
 	}
 	if (dir_has_entries(dir, "slaves")) {
-		r = walk_slaves(w, dir, depth);
+		r = walk_stack(w, dir, "slaves", depth);
 		goto out;
 	}
 	/* a partition's parent directory is its disk */
 	if (has_entry(dir, "partition"))
 		*strrchr(dir, '/') = '\0';
-	r = walk_ancestors(w, dir);
+	if (dir_has_entries(dir, "multipath"))
+		r = walk_stack(w, dir, "multipath", depth);
+	else
+		r = walk_ancestors(w, dir);
 out:
 	return r;
 }
