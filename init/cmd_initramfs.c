@@ -214,7 +214,7 @@ out:
 
 /* The module directory opened and the modules chosen: 0 or an exit code. A --module the
  * kernel lacks, modules of another architecture, a host-only image for a host that has no
- * disk under / or needs --luks: the command line's fault. */
+ * disk under / or needs --luks, a mount table without /: the command line's fault. */
 static int open_and_choose(struct builder *b)
 {
 	int r = initramfs_open_kmod(b);
@@ -225,7 +225,8 @@ static int open_and_choose(struct builder *b)
 	}
 	r = initramfs_choose_modules(b);
 	if (r < 0)
-		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL ? EXIT_USAGE : EXIT_SYSTEM;
+		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL || r == -ENODATA ?
+			EXIT_USAGE : EXIT_SYSTEM;
 out:
 	return r;
 }

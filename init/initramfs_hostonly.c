@@ -70,14 +70,14 @@ out:
 	return r;
 }
 
-/* The last mount on where wins: it hides those before it. -ENOENT when nothing is mounted
+/* The last mount on where wins: it hides those before it. -ENODATA when nothing is mounted
  * there (a /usr on the root filesystem). */
 static int find_mount(const char *mountinfo, const char *where, unsigned *major, unsigned *minor,
 		      struct hostonly_mount *m)
 {
 	FILE *f = fopen(mountinfo, "re");
 	char line[4096];
-	int r = -ENOENT;
+	int r = -ENODATA;
 
 	if (!f) {
 		r = -errno;
@@ -270,7 +270,7 @@ static void log_mount(const struct hostonly_mount *m, FILE *out)
 	       line[0] ? line : "no bound driver");
 }
 
-/* Fills m for the mount at where; -ENOENT when nothing is mounted there (not reported). */
+/* Fills m for the mount at where; -ENODATA when nothing is mounted there (not reported). */
 static int read_mount(struct walk *w, const char *mountinfo, struct hostonly_mount *m)
 {
 	char link[PATH_MAX];
@@ -307,11 +307,11 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 		goto out;
 	m->where = where;
 	r = read_mount(w, b->mountinfo, m);
-	if (r == -ENOENT && !streq(where, "/")) {
+	if (r == -ENODATA && !streq(where, "/")) {
 		r = 0; /* on the root filesystem */
 		goto out;
 	}
-	if (r == -ENOENT)
+	if (r == -ENODATA)
 		log_err("--host-only: %s names no mount on /: is it a mountinfo file (/proc/self/mountinfo)?",
 			b->mountinfo);
 	if (r < 0)
