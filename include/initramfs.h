@@ -46,6 +46,10 @@ struct builder {
 	const char *luks_helper; /* --luks-helper, or NULL: the one beside /init */
 	bool no_fsck;            /* --no-fsck: no filesystem checkers */
 	const char *fsck_root;   /* --fsck-root: where the checkers come from, NULL: / */
+	bool host_only;          /* --host-only: the modules of this host's / and /usr */
+	const char *sysfs;       /* --sysfs: the host's sysfs (default /sys) */
+	const char *mountinfo;   /* --mountinfo: its mounts (default /proc/self/mountinfo) */
+	bool print_modules;      /* --print-modules: name the modules chosen, build nothing */
 
 	char kver[NAME_MAX + 1];
 	struct kmod_ctx *kmod;
@@ -89,6 +93,12 @@ int elf_dependencies(const char *path, char *interp, size_t interp_size, struct 
 /* initramfs_modules.c */
 int initramfs_open_kmod(struct builder *b);
 int initramfs_choose_modules(struct builder *b);
+/* Adds what name resolves to (a module, an alias, a modalias) with its dependencies and
+ * pre-softdeps. -ENOENT (not reported) when the kernel has no such module. */
+int initramfs_choose_module(struct builder *b, const char *name);
+
+/* initramfs_hostonly.c: --host-only, instead of the default set */
+int initramfs_choose_host_modules(struct builder *b);
 bool initramfs_is_default_module(const char *name);
 
 /* initramfs_stage.c */

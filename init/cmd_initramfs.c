@@ -118,6 +118,12 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		name_list_print(&b->absent, stdout);
 	}
 	printf("\n");
+	if (b->host_only) {
+		printf("host-only: in the image:");
+		for (size_t i = 0; i < b->n_modules; i++)
+			printf(" %s", b->modules[i].name);
+		printf("\n");
+	}
 	printf("module index: %s\n", b->indexes_copied
 					     ? "copied from the kernel (no depmod found): it names modules the image lacks"
 					     : "regenerated with depmod");
@@ -233,6 +239,40 @@ static int find_luks_helper(struct builder *b, const char *init)
 	return r;
 }
 
+/* The module directory opened and the modules chosen: 0 or an exit code. A --module the
+ * kernel lacks, modules of another architecture, a host-only image for a host that has no
+ * disk under / or needs --luks, a mount table without /: the command line's fault. */
+static int open_and_choose(struct builder *b)
+{
+	int r = initramfs_open_kmod(b);
+
+	if (r < 0) {
+		r = EXIT_SYSTEM;
+		goto out;
+	}
+	r = initramfs_choose_modules(b);
+	if (r < 0)
+		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL || r == -ENODATA ?
+			EXIT_USAGE : EXIT_SYSTEM;
+out:
+	return r;
+}
+
+/* --print-modules: what was asked for and found, not what it needs: a generator resolves
+ * the dependencies with its own tools. */
+static int print_modules(struct builder *b)
+{
+	int r = open_and_choose(b);
+
+	if (r != 0)
+		goto out;
+	for (size_t i = 0; i < b->n_modules; i++)
+		if (b->modules[i].requested)
+			printf("%s\n", b->modules[i].name);
+out:
+	return r;
+}
+
 static int build(struct builder *b)
 {
 	char init[PATH_MAX], stage_dir[PATH_MAX], image_dir[PATH_MAX];
@@ -255,17 +295,9 @@ static int build(struct builder *b)
 		r = r == -ENOEXEC ? EXIT_USAGE : EXIT_SYSTEM;
 		goto out;
 	}
-	r = initramfs_open_kmod(b);
-	if (r < 0) {
-		r = EXIT_SYSTEM;
+	r = open_and_choose(b);
+	if (r != 0)
 		goto out;
-	}
-	r = initramfs_choose_modules(b);
-	if (r < 0) {
-		/* a --module the kernel lacks, or modules of another architecture */
-		r = r == -ENOENT || r == -ENOEXEC ? EXIT_USAGE : EXIT_SYSTEM;
-		goto out;
-	}
 	r = initramfs_stage_modules(b, stage_dir, sizeof(stage_dir));
 	if (r == 0)
 		r = initramfs_add_skeleton(b, init);
@@ -343,6 +375,8 @@ int cmd_initramfs(int argc, char **argv)
 		 * ones, and libkmod decompresses only the few modules a machine loads */
 		.compression = COMPRESS_NONE,
 		.module_compression = COMPRESS_ZSTD,
+		.sysfs = "/sys",
+		.mountinfo = "/proc/self/mountinfo",
 	};
 	int r;
 
@@ -357,7 +391,7 @@ int cmd_initramfs(int argc, char **argv)
 		r = EXIT_SYSTEM;
 		goto out;
 	}
-	r = build(&b);
+	r = b.print_modules ? print_modules(&b) : build(&b);
 out:
 	builder_free(&b);
 	return r;

@@ -27,6 +27,15 @@ static void usage(FILE *out)
 		"  --module NAME       a module to add besides the default set (repeatable)\n"
 		"  --omit NAME         a module of the default set to leave out (repeatable); it still\n"
 		"                      comes in when another module needs it\n"
+		"  --host-only         instead of the default set, the modules of this host's / and\n"
+		"                      /usr: the drivers of their devices and of every device they sit\n"
+		"                      on, as sysfs names them, and their filesystems' (mountinfo);\n"
+		"                      the host must be the machine the image will boot\n"
+		"  --sysfs DIR         the sysfs --host-only reads (default /sys)\n"
+		"  --mountinfo FILE    the mount table --host-only reads (default /proc/self/mountinfo)\n"
+		"  --print-modules     print the names of the modules chosen (not those they need),\n"
+		"                      one a line, and build nothing (-o is then not needed): for\n"
+		"                      initramfs generators that add the modules themselves\n"
 		"  --add SRC[:DEST]    a file or directory to add at DEST (repeatable)\n"
 		"  --luks              add the LUKS helper, earlymount-luks from beside the /init\n"
 		"                      binary (for PREFIX/bin/earlymount without one there:\n"
@@ -99,6 +108,10 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_LUKS_HELPER,
 		OPT_NO_FSCK,
 		OPT_FSCK_ROOT,
+		OPT_HOST_ONLY,
+		OPT_SYSFS,
+		OPT_MOUNTINFO,
+		OPT_PRINT_MODULES,
 	};
 	static const struct option longopts[] = {
 		{ "moddir", required_argument, NULL, OPT_MODDIR },
@@ -114,6 +127,10 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "luks-helper", required_argument, NULL, OPT_LUKS_HELPER },
 		{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
 		{ "fsck-root", required_argument, NULL, OPT_FSCK_ROOT },
+		{ "host-only", no_argument, NULL, OPT_HOST_ONLY },
+		{ "sysfs", required_argument, NULL, OPT_SYSFS },
+		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "print-modules", no_argument, NULL, OPT_PRINT_MODULES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -177,6 +194,18 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		case OPT_FSCK_ROOT:
 			b->fsck_root = optarg;
 			break;
+		case OPT_HOST_ONLY:
+			b->host_only = true;
+			break;
+		case OPT_SYSFS:
+			b->sysfs = optarg;
+			break;
+		case OPT_MOUNTINFO:
+			b->mountinfo = optarg;
+			break;
+		case OPT_PRINT_MODULES:
+			b->print_modules = true;
+			break;
 		case 'h':
 			usage(stdout);
 			r = 1;
@@ -196,7 +225,12 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 				b->omitted.names[i]);
 			r = -EINVAL;
 		}
-	if (r == 0 && (!b->moddir || !b->output)) {
+	if (r == 0 && b->host_only && b->omitted.n) {
+		log_err("--omit %s: --host-only replaces the default set that --omit leaves modules out of",
+			b->omitted.names[0]);
+		r = -EINVAL;
+	}
+	if (r == 0 && (!b->moddir || (!b->output && !b->print_modules))) {
 		log_err("%s is required (see earlymount initramfs --help)", !b->moddir ? "--moddir" : "-o OUT");
 		r = -EINVAL;
 	}

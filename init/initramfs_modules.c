@@ -218,8 +218,7 @@ out:
 	return r;
 }
 
-/* Adds what name resolves to. -ENOENT (not reported) when the kernel has no such module. */
-static int choose_module(struct builder *b, const char *name)
+int initramfs_choose_module(struct builder *b, const char *name)
 {
 	struct kmod_list *list = NULL, *l;
 	bool all_builtin = true;
@@ -267,7 +266,7 @@ static int choose_luks_modules(struct builder *b)
 	int r = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names) && r == 0; i++) {
-		r = choose_module(b, names[i]);
+		r = initramfs_choose_module(b, names[i]);
 		if (r == -ENOENT) {
 			b->n_luks_absent++;
 			r = 0;
@@ -280,7 +279,7 @@ static int choose_luks_modules(struct builder *b)
 	return r;
 }
 
-int initramfs_choose_modules(struct builder *b)
+static int choose_default_modules(struct builder *b)
 {
 	int r = 0;
 
@@ -291,14 +290,21 @@ int initramfs_choose_modules(struct builder *b)
 			continue;
 		if (name_list_has(&b->omitted, dm->name))
 			continue;
-		r = choose_module(b, dm->name);
+		r = initramfs_choose_module(b, dm->name);
 		if (r == -ENOENT)
 			r = name_list_add(&b->absent, dm->name);
 	}
+	return r;
+}
+
+int initramfs_choose_modules(struct builder *b)
+{
+	int r = b->host_only ? initramfs_choose_host_modules(b) : choose_default_modules(b);
+
 	if (r >= 0 && b->luks)
 		r = choose_luks_modules(b);
 	for (size_t i = 0; i < b->extra_modules.n && r >= 0; i++) {
-		r = choose_module(b, b->extra_modules.names[i]);
+		r = initramfs_choose_module(b, b->extra_modules.names[i]);
 		if (r == -ENOENT)
 			log_err("module %s (--module) is not in %s: no module, alias or built-in driver has that name",
 				b->extra_modules.names[i], b->moddir);

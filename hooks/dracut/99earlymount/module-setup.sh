@@ -73,9 +73,20 @@ installkernel() {
     # the LUKS helper's modules, --drivers or not: it cannot work without them
     # shellcheck disable=SC2086
     [[ $r -eq 0 ]] && hostonly='' instmods $EARLYMOUNT_LUKS_MODULES
-    # --drivers means exactly those; otherwise add what the Discoverable Partitions
+    # --drivers means exactly those. In host-only mode: what earlymount's --host-only picks
+    # for this host (the drivers behind / and /usr, their filesystems with what they load at
+    # mount time, efivarfs under UEFI). Otherwise add what the Discoverable Partitions
     # Specification mounts by itself, which dracut without host-only mode may leave out.
     [[ -n $drivers ]] && return 0
+    local host_modules
+    if [[ $hostonly ]]; then
+        if host_modules=$("$(earlymount_binary)" initramfs --host-only --print-modules --moddir "$srcmods"); then
+            # shellcheck disable=SC2086
+            hostonly='' instmods $host_modules
+            return 0
+        fi
+        dwarn "earlymount: 'earlymount initramfs --host-only' could not tell this host's modules (above); adding the filesystems of the generic mode instead"
+    fi
     hostonly='' instmods ext4 vfat nls_cp437 nls_ascii nls_iso8859_1 btrfs xfs erofs \
         squashfs f2fs overlay efivarfs
 }

@@ -1,0 +1,48 @@
+/* `earlymount initramfs --host-only`: from what sysfs and mountinfo say of the devices behind
+ * this host's / and /usr to the names of the modules the image needs. Pure: the walk that
+ * fills these records is init/initramfs_hostonly.c, the names are resolved by libkmod. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HOSTONLY_MAX_DEVICES 32
+#define HOSTONLY_NAME_MAX 256
+
+/* One device between a mounted filesystem and its bus: the block device itself, a partition's
+ * disk, the disk's controller, the controller's bus. Empty strings where sysfs has nothing. */
+struct hostonly_device {
+	char path[HOSTONLY_NAME_MAX];     /* below /sys/devices, for messages */
+	char driver[HOSTONLY_NAME_MAX];   /* the name driver links to; "" when unbound */
+	char module[HOSTONLY_NAME_MAX];   /* the name driver/module links to; "" when built in */
+	char modalias[HOSTONLY_NAME_MAX];
+	char dm_uuid[HOSTONLY_NAME_MAX];  /* a device-mapper device's dm/uuid */
+};
+
+/* One of the host's mount points that the image must reach. */
+struct hostonly_mount {
+	const char *where;  /* "/", "/usr" */
+	char fstype[64];
+	char source[HOSTONLY_NAME_MAX];
+	bool block;         /* mounted from a block device (major != 0) */
+	struct hostonly_device devices[HOSTONLY_MAX_DEVICES];
+	size_t n_devices;
+};
+
+/* What the image needs. */
+struct hostonly_choice {
+	/* module names, "fs-TYPE" and modaliases, each to be looked up by libkmod */
+	char names[4 * HOSTONLY_MAX_DEVICES + 16][HOSTONLY_NAME_MAX];
+	size_t n;
+	bool luks;   /* a dm-crypt device is in a chain: the image needs the LUKS helper */
+	bool verity; /* a dm-verity device is in a chain */
+};
+
+/* Adds what mount m needs to choice (names already there are not added twice).
+ * 0; -ENOTBLK when m is not on a block device (there are no drivers to pick);
+ * -ENOBUFS when the choice is full. */
+int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choice);
+
+/* Adds what a host booted through UEFI needs: efivarfs, where the boot loader's
+ * LoaderDevicePartUUID is read. 0 or -ENOBUFS. */
+int hostonly_choose_efi(struct hostonly_choice *choice);

@@ -1,0 +1,378 @@
+/* `earlymount initramfs --host-only`: the walk. Finds the devices behind this host's / and
+ * /usr in mountinfo and sysfs (both paths can point at a fixture tree), hands the records to
+ * the pure decision (init/hostonly.c) and adds what it names through libkmod. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hostonly.h"
+#include "initramfs.h"
+#include "log.h"
+#include "util.h"
+
+/* The mount points whose devices the image must reach. */
+static const char *const hostonly_mount_points[] = { "/", "/usr" };
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape_octal(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/* One mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE
+ * SUPEROPTS". 0 when it describes where, with its numbers, type and source filled in. */
+static int mountinfo_line(char *line, const char *where, unsigned *major, unsigned *minor,
+			  struct hostonly_mount *m)
+{
+	char *save = NULL, *field[5] = { 0 }, *tok, *fstype = NULL, *source = NULL;
+	unsigned maj, min;
+	size_t n = 0;
+	int r = -ENOENT;
+
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (n < ARRAY_SIZE(field)) {
+			field[n++] = tok;
+		} else if (streq(tok, "-")) {
+			fstype = strtok_r(NULL, " \n", &save);
+			source = strtok_r(NULL, " \n", &save);
+			break;
+		}
+	}
+	if (n < ARRAY_SIZE(field) || !fstype || !source ||
+	    sscanf(field[2], "%u:%u", &maj, &min) != 2)
+		goto out;
+	unescape_octal(field[4]);
+	if (!streq(field[4], where))
+		goto out;
+	unescape_octal(source);
+	if (COPY_STR(m->fstype, fstype) < 0 || COPY_STR(m->source, source) < 0)
+		goto out;
+	*major = maj;
+	*minor = min;
+	r = 0;
+out:
+	return r;
+}
+
+/* The last mount on where wins: it hides those before it. -ENODATA when nothing is mounted
+ * there (a /usr on the root filesystem). */
+static int find_mount(const char *mountinfo, const char *where, unsigned *major, unsigned *minor,
+		      struct hostonly_mount *m)
+{
+	FILE *f = fopen(mountinfo, "re");
+	char line[4096];
+	int r = -ENODATA;
+
+	if (!f) {
+		r = -errno;
+		log_err("--host-only: unable to read %s: %s", mountinfo, strerror(-r));
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (mountinfo_line(line, where, major, minor, m) == 0)
+			r = 0;
+	fclose(f);
+out:
+	return r;
+}
+
+/* The last component of what the link at dir/name points to, or "" when there is none. */
+static void read_link_name(const char *dir, const char *name, char *out, size_t size)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n = -1;
+
+	out[0] = '\0';
+	if (path_join(path, sizeof(path), dir, name) == 0)
+		n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = '\0';
+	copy_str(out, size, strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+}
+
+/* The first line of dir/name, or "" when there is none. */
+static void read_line(const char *dir, const char *name, char *out, size_t size)
+{
+	char path[PATH_MAX];
+	FILE *f = NULL;
+
+	out[0] = '\0';
+	if (path_join(path, sizeof(path), dir, name) == 0)
+		f = fopen(path, "re");
+	if (!f)
+		return;
+	if (!fgets(out, (int)size, f))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+static bool has_entry(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	return path_join(path, sizeof(path), dir, name) == 0 && access(path, F_OK) == 0;
+}
+
+struct walk {
+	const char *sysfs;  /* resolved */
+	char devices[PATH_MAX]; /* sysfs/devices: where a device's ancestors end */
+	struct hostonly_mount *m;
+};
+
+static int record_device(struct walk *w, const char *dir)
+{
+	struct hostonly_device *d;
+	const char *rel = startswith(dir, w->sysfs);
+	int r = 0;
+
+	/* two partitions of one disk under a dm device: their ancestors once */
+	for (size_t i = 0; i < w->m->n_devices; i++)
+		if (streq(w->m->devices[i].path, rel ? rel : dir))
+			goto out;
+	if (w->m->n_devices == HOSTONLY_MAX_DEVICES) {
+		r = -ENOBUFS;
+		log_err("--host-only: more than %d devices behind %s; the chain at %s is too deep to follow",
+			HOSTONLY_MAX_DEVICES, w->m->where, dir);
+		goto out;
+	}
+	d = &w->m->devices[w->m->n_devices];
+	memset(d, 0, sizeof(*d));
+	copy_str(d->path, sizeof(d->path), rel ? rel : dir);
+	read_link_name(dir, "driver", d->driver, sizeof(d->driver));
+	read_link_name(dir, "driver/module", d->module, sizeof(d->module));
+	read_line(dir, "modalias", d->modalias, sizeof(d->modalias));
+	read_line(dir, "dm/uuid", d->dm_uuid, sizeof(d->dm_uuid));
+	w->m->n_devices++;
+out:
+	return r;
+}
+
+/* The disk and every ancestor up to sysfs/devices: controller, bridges, bus. */
+static int walk_ancestors(struct walk *w, const char *disk)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int r = COPY_STR(dir, disk);
+
+	while (r == 0 && startswith(dir, w->devices) && !streq(dir, w->devices)) {
+		if (has_entry(dir, "uevent"))
+			r = record_device(w, dir);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	return r;
+}
+
+static int walk_block(struct walk *w, const char *link, unsigned depth);
+
+/* A stacked device: itself, then what it is made of, the links in its directory sub:
+ * "slaves" of device-mapper (dm-crypt, dm-verity), "multipath" of an NVMe namespace that the
+ * kernel shows once for all its paths (its directory is virtual, its paths' are below their
+ * controllers). */
+static int walk_stack(struct walk *w, const char *dir, const char *sub, unsigned depth)
+{
+	char slaves[PATH_MAX], link[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int r = record_device(w, dir);
+
+	if (r < 0 || path_join(slaves, sizeof(slaves), dir, sub) < 0 || !(d = opendir(slaves)))
+		goto out;
+	while (r == 0 && (e = readdir(d)))
+		if (e->d_name[0] != '.' && path_join(link, sizeof(link), slaves, e->d_name) == 0)
+			r = walk_block(w, link, depth + 1);
+	closedir(d);
+out:
+	return r;
+}
+
+static bool dir_has_entries(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	if (path_join(path, sizeof(path), dir, name) < 0 || !(d = opendir(path)))
+		return false;
+	while (!found && (e = readdir(d)))
+		found = e->d_name[0] != '.';
+	closedir(d);
+	return found;
+}
+
+static int walk_block(struct walk *w, const char *link, unsigned depth)
+{
+	char dir[PATH_MAX];
+	int r = 0;
+
+	if (depth > 8) {
+		r = -ELOOP;
+		log_err("--host-only: the devices behind %s stack more than 8 deep at %s", w->m->where, link);
+		goto out;
+	}
+	if (!realpath(link, dir)) {
+		r = -errno;
+		log_err("--host-only: unable to follow %s (behind %s): %s", link, w->m->where, strerror(-r));
+		goto out;
+	}
+	if (dir_has_entries(dir, "slaves")) {
+		r = walk_stack(w, dir, "slaves", depth);
+		goto out;
+	}
+	/* a partition's parent directory is its disk */
+	if (has_entry(dir, "partition"))
+		*strrchr(dir, '/') = '\0';
+	if (dir_has_entries(dir, "multipath"))
+		r = walk_stack(w, dir, "multipath", depth);
+	else
+		r = walk_ancestors(w, dir);
+out:
+	return r;
+}
+
+static void log_mount(const struct hostonly_mount *m, FILE *out)
+{
+	char line[1024];
+	size_t n = 0;
+
+	line[0] = '\0';
+	for (size_t i = 0; i < m->n_devices && n < sizeof(line); i++) {
+		const struct hostonly_device *d = &m->devices[i];
+		const char *base = strrchr(d->path, '/') ? strrchr(d->path, '/') + 1 : d->path;
+
+		if (!d->driver[0] && !d->dm_uuid[0])
+			continue;
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s (%s)", n ? ", " : "", base,
+				      d->dm_uuid[0] ? "device-mapper" : d->module[0] ? d->module : d->driver);
+	}
+	fprintf(out, "host-only: %s: %s on %s, through %s\n", m->where, m->fstype, m->source,
+	       line[0] ? line : "no bound driver");
+}
+
+/* Fills m for the mount at where; -ENODATA when nothing is mounted there (not reported). */
+static int read_mount(struct walk *w, const char *mountinfo, struct hostonly_mount *m)
+{
+	char link[PATH_MAX];
+	const char *base;
+	unsigned major = 0, minor = 0;
+	int r = find_mount(mountinfo, m->where, &major, &minor, m);
+
+	if (r < 0)
+		goto out;
+	/* btrfs reports an anonymous device number: its source names the disk */
+	base = startswith(m->source, "/dev/");
+	if (major != 0)
+		snprintf(link, sizeof(link), "%s/dev/block/%u:%u", w->sysfs, major, minor);
+	else if (base && !strchr(base, '/'))
+		snprintf(link, sizeof(link), "%s/class/block/%s", w->sysfs, base);
+	else
+		goto out;
+	m->block = access(link, F_OK) == 0;
+	if (!m->block)
+		goto out;
+	w->m = m;
+	r = walk_block(w, link, 0);
+out:
+	return r;
+}
+
+static int choose_mount(struct builder *b, struct walk *w, const char *where,
+			struct hostonly_choice *choice)
+{
+	struct hostonly_mount *m = calloc(1, sizeof(*m));
+	int r = -ENOMEM;
+
+	if (!m)
+		goto out;
+	m->where = where;
+	r = read_mount(w, b->mountinfo, m);
+	if (r == -ENODATA && !streq(where, "/")) {
+		r = 0; /* on the root filesystem */
+		goto out;
+	}
+	if (r == -ENODATA)
+		log_err("--host-only: %s names no mount on /: is it a mountinfo file (/proc/self/mountinfo)?",
+			b->mountinfo);
+	if (r < 0)
+		goto out;
+	r = hostonly_choose(m, choice);
+	if (r == -ENOTBLK)
+		log_err("--host-only: %s is %s from %s, not on a block device of %s: there is no disk whose drivers to pick; build the default set (without --host-only: it has 9p, virtiofs and overlay), or name the modules with --module",
+			where, m->fstype, m->source, w->sysfs);
+	else if (r == -ENOBUFS)
+		log_err("--host-only: the devices behind %s need more modules than earlymount keeps", where);
+	else if (r == 0)
+		/* --print-modules: stdout is the list */
+		log_mount(m, b->print_modules ? stderr : stdout);
+out:
+	free(m);
+	return r;
+}
+
+static int add_choice(struct builder *b, const struct hostonly_choice *choice)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < choice->n && r == 0; i++) {
+		r = initramfs_choose_module(b, choice->names[i]);
+		/* a bridge's or bus's modalias that no module claims: its driver is built in */
+		if (r == -ENOENT && strchr(choice->names[i], ':'))
+			r = 0;
+		else if (r == -ENOENT)
+			r = name_list_add(&b->absent, choice->names[i]);
+	}
+	return r;
+}
+
+int initramfs_choose_host_modules(struct builder *b)
+{
+	struct hostonly_choice *choice = calloc(1, sizeof(*choice));
+	struct walk w = { 0 };
+	char sysfs[PATH_MAX], efi[PATH_MAX];
+	int r = -ENOMEM;
+
+	if (!choice)
+		goto out;
+	if (!realpath(b->sysfs, sysfs)) {
+		r = -errno;
+		log_err("--host-only: unable to open %s (--sysfs): %s", b->sysfs, strerror(-r));
+		goto out;
+	}
+	w.sysfs = sysfs;
+	r = path_join(w.devices, sizeof(w.devices), sysfs, "devices");
+	for (size_t i = 0; i < ARRAY_SIZE(hostonly_mount_points) && r == 0; i++)
+		r = choose_mount(b, &w, hostonly_mount_points[i], choice);
+	/* --print-modules: the generator decides on the helper itself */
+	if (r == 0 && choice->luks && !b->luks && !b->print_modules) {
+		log_err("--host-only: / or /usr is on dm-crypt: pass --luks, so that the image can unlock it");
+		r = -EINVAL;
+	}
+	if (r == 0 && path_join(efi, sizeof(efi), sysfs, "firmware/efi") == 0 && access(efi, F_OK) == 0)
+		r = hostonly_choose_efi(choice);
+	if (r == 0)
+		r = add_choice(b, choice);
+out:
+	free(choice);
+	return r;
+}
