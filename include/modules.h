@@ -54,8 +54,8 @@ struct modules {
 	/* With hold set, background requests for devices that hold no disk wait in held */
 	bool hold;
 	struct alias_list held;
-	/* With async_probe set, background inserts ask the kernel to probe their devices
-	 * asynchronously: the insert returns before a controller has scanned its ports */
+	/* With async_probe set, background inserts of some drivers ask the kernel to probe
+	 * their devices asynchronously: the insert returns before ahci has scanned its ports */
 	bool async_probe;
 };
 
@@ -85,8 +85,9 @@ void modules_hold(struct modules *m);
  * parallel is set); without, they are forgotten, left to the real system's coldplug. The
  * number of modaliases that were held. */
 size_t modules_release_held(struct modules *m, bool load);
-/* Background inserts from now on ask for asynchronous probing (the module parameter
- * async_probe=1): for a pinned plan, which needs no controller to finish. */
+/* Background inserts of the drivers that allow it (see modules.c) from now on ask for
+ * asynchronous probing (the module parameter async_probe=1): for a pinned plan, which needs
+ * no controller to finish. */
 void modules_probe_async(struct modules *m, bool async);
 /* Number of background inserts still running. */
 size_t modules_loading(const struct modules *m);

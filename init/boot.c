@@ -172,10 +172,10 @@ static bool has_pre_discover_hooks(void)
 	return hooks_list_dir(HOOKS_DIR "/pre-discover.d", &list) == 0 && list.n > 0;
 }
 
-/* A pinned plan needs no controller to finish scanning: the drivers may probe their devices
- * after the insert returns, and the handoff then waits for no insert (ahci scans q35's six
- * empty ports for 0.35 s). Module loads then settle before their disks appear: not when a
- * pre-discover hook is promised settled devices. */
+/* A pinned plan needs no controller to finish scanning: some drivers may probe their
+ * devices after the insert returns (see modules.c), and the handoff then waits for no insert
+ * (ahci scans q35's six empty ports for 0.35 s). Their loads then settle before their disks
+ * appear: not when a pre-discover hook is promised settled devices. */
 static bool probe_async_ok(const struct boot *b)
 {
 	return plan_pinned(b) && !has_pre_discover_hooks();
@@ -326,10 +326,6 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 		wait_for_shares(b);
 	if (b->plan_result == 0 && !settled)
 		prefetch_filesystems(b);
-	/* Loads probing asynchronously settle before their disks appear: nothing to say or
-	 * try then, the pinned root is awaited until the timeout. */
-	if (b->plan_result == -ENOENT && settled && b->modules.async_probe)
-		return false;
 	/* not one of them should bring a disk; but no root yet is reason enough to try */
 	if (b->plan_result == -ENOENT && settled && release_held(b, true))
 		return false;

@@ -122,6 +122,21 @@ static int insert_result(struct modules *m, const char *name, const char *wanted
 	return r;
 }
 
+/* Drivers that may probe asynchronously for a pinned plan: their disks are SCSI disks, which
+ * sd names from its own asynchronous probe anyway, so no disk name changes. Not virtio_blk,
+ * nvme's PCI side or mmc: probed in parallel, vda and vdb could swap between boots (seen in
+ * uefi-two-disks), and root=/dev/vda2 would name another disk. */
+static const char *const async_probe_drivers[] = { "ahci" };
+
+static bool may_probe_async(const char *name)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(async_probe_drivers) && !found; i++)
+		found = streq(async_probe_drivers[i], name);
+	return found;
+}
+
 /* async_probe is the kernel's own parameter of every module (kernel/module/main.c): the
  * drivers the module registers probe their devices from a worker, after the insert. */
 static int probe_insert(struct kmod_module *mod, bool async_probe)
@@ -224,7 +239,7 @@ static int loader_start(struct modules *m, struct kmod_module *mod, const char *
 		int result;
 
 		setpriority(PRIO_PROCESS, 0, nice_level);
-		result = probe_insert(mod, m->async_probe && nice_level != 0);
+		result = probe_insert(mod, m->async_probe && nice_level != 0 && may_probe_async(name));
 
 		(void)!write(fds[1], &result, sizeof(result));
 		_exit(0);
