@@ -306,10 +306,11 @@ static bool release_held(struct boot *b, bool load)
 	size_t n = modules_release_held(&b->modules, load);
 
 	if (n > 0 && load)
-		log_info("loading the drivers of %zu devices that hold no disk, held back until now", n);
+		log_info("loading the drivers of %zu device%s that hold no disk, held back until now", n,
+			 n == 1 ? "" : "s");
 	else if (n > 0)
-		log_info("leaving the drivers of %zu devices that hold no disk (CPU features, input…) to "
-			 "the real system", n);
+		log_info("leaving the drivers of %zu device%s that hold no disk (CPU features, input…) "
+			 "to the real system", n, n == 1 ? "" : "s");
 	return n > 0;
 }
 
