@@ -247,11 +247,11 @@ static int stage_machine_facts(struct boot *b)
 	if (r == 0) {
 		log_info("the boot loader came from the partition %s", b->machine.loader_partuuid);
 		modules_probe_async(&b->modules, probe_async_ok(b));
-	}
-	else if (r == -ENOENT)
+	} else if (r == -ENOENT) {
 		log_info("no LoaderDevicePartUUID: the boot loader did not say which disk it came from");
-	else
+	} else {
 		log_warn("ignoring LoaderDevicePartUUID: %s", strerror(-r));
+	}
 out:
 	return 0;
 }
