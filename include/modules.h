@@ -25,6 +25,18 @@ struct module_loader {
 	bool soon; /* the plan waits for it */
 };
 
+/* Modaliases whose lookup waits (see modules_hold()). */
+struct alias_seen {
+	char *alias;
+	bool bound; /* the device already has a driver: no module is no problem */
+};
+
+struct alias_list {
+	struct alias_seen *items;
+	size_t n;
+	size_t cap;
+};
+
 struct modules {
 	struct kmod_ctx *ctx;
 	unsigned loaded;  /* modules inserted by us */
@@ -39,6 +51,12 @@ struct modules {
 	char **requested; /* names handed to a loader: each is inserted once */
 	size_t n_requested;
 	size_t cap_requested;
+	/* With hold set, background requests for devices that hold no disk wait in held */
+	bool hold;
+	struct alias_list held;
+	/* With async_probe set, background inserts of some drivers ask the kernel to probe
+	 * their devices asynchronously: the insert returns before ahci has scanned its ports */
+	bool async_probe;
 };
 
 /* Opens libkmod on /lib/modules/$(uname -r). 0 or -errno. */
@@ -60,6 +78,17 @@ void modules_set_parallel(struct modules *m, bool parallel);
 /* Lowers the background inserts still running, but those requested soon, to the lowest
  * priority: the boot goes on without them. */
 void modules_yield(struct modules *m);
+/* From now on, background requests for devices that hold no disk (modalias_holds_no_disk())
+ * wait until modules_release_held(): with one CPU, their inserts would slow the disks'. */
+void modules_hold(struct modules *m);
+/* Ends the hold. With load set, the requests held are made now (in the background when
+ * parallel is set); without, they are forgotten, left to the real system's coldplug. The
+ * number of modaliases that were held. */
+size_t modules_release_held(struct modules *m, bool load);
+/* Background inserts of the drivers that allow it (see modules.c) from now on ask for
+ * asynchronous probing (the module parameter async_probe=1): for a pinned plan, which needs
+ * no controller to finish. */
+void modules_probe_async(struct modules *m, bool async);
 /* Number of background inserts still running. */
 size_t modules_loading(const struct modules *m);
 /* Fills up to max pollfds that become readable when a background insert ends. Count. */

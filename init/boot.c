@@ -156,6 +156,31 @@ static bool wants_filesystem(const struct part *part, void *data)
 	       (type && dps_role_mounted(type->role));
 }
 
+/* A root named on the command line or a disk named by the boot loader: no disk still to
+ * come changes the choice (only a clone could, and the duplicate check covers the disks
+ * that are there when the root appears). */
+static bool plan_pinned(const struct boot *b)
+{
+	return b->opts.root_kind == ROOT_DEVICE || b->opts.root_kind == ROOT_SHARE ||
+	       b->machine.loader_partuuid[0];
+}
+
+static bool has_pre_discover_hooks(void)
+{
+	static struct hooks_list list;
+
+	return hooks_list_dir(HOOKS_DIR "/pre-discover.d", &list) == 0 && list.n > 0;
+}
+
+/* A pinned plan needs no controller to finish scanning: some drivers may probe their
+ * devices after the insert returns (see modules.c), and the handoff then waits for no insert
+ * (ahci scans q35's six empty ports for 0.35 s). Their loads then settle before their disks
+ * appear: not when a pre-discover hook is promised settled devices. */
+static bool probe_async_ok(const struct boot *b)
+{
+	return plan_pinned(b) && !has_pre_discover_hooks();
+}
+
 static int stage_modules(struct boot *b)
 {
 	static struct probe_filter filter = { wants_filesystem, NULL };
@@ -175,8 +200,11 @@ static int stage_modules(struct boot *b)
 	if (r < 0)
 		return fail_with(b, r, "unable to listen to kernel uevents: %s", strerror(-r));
 	/* Drivers load side by side until the plan is made: the disk's need not wait behind
-	 * a controller's that probes empty ports. */
+	 * a controller's that probes empty ports. Those of devices that hold no disk wait for
+	 * the plan: with one CPU they would slow the disks' (see modalias.c). */
 	modules_set_parallel(&b->modules, true);
+	modules_hold(&b->modules);
+	modules_probe_async(&b->modules, probe_async_ok(b));
 	if (b->opts.modules_load) {
 		r = modules_load_names(&b->modules, b->opts.modules_load);
 		if (r < 0)
@@ -216,12 +244,14 @@ static int stage_machine_facts(struct boot *b)
 		goto out;
 	efivarfs_mount(b);
 	r = efivars_boot_partuuid(EFIVARS_DIR, b->machine.loader_partuuid);
-	if (r == 0)
+	if (r == 0) {
 		log_info("the boot loader came from the partition %s", b->machine.loader_partuuid);
-	else if (r == -ENOENT)
+		modules_probe_async(&b->modules, probe_async_ok(b));
+	} else if (r == -ENOENT) {
 		log_info("no LoaderDevicePartUUID: the boot loader did not say which disk it came from");
-	else
+	} else {
 		log_warn("ignoring LoaderDevicePartUUID: %s", strerror(-r));
+	}
 out:
 	return 0;
 }
@@ -239,15 +269,6 @@ static void prefetch_filesystems(struct boot *b)
 		snprintf(alias, sizeof(alias), "fs-%s", fstype);
 		modules_request_alias(&b->modules, alias, true);
 	}
-}
-
-/* A root named on the command line or a disk named by the boot loader: no disk still to
- * come changes the choice (only a clone could, and the duplicate check covers the disks
- * that are there when the root appears). */
-static bool plan_pinned(const struct boot *b)
-{
-	return b->opts.root_kind == ROOT_DEVICE || b->opts.root_kind == ROOT_SHARE ||
-	       b->machine.loader_partuuid[0];
 }
 
 /* What the boot waits for, in its messages. */
@@ -277,6 +298,22 @@ static void wait_for_shares(struct boot *b)
 	}
 }
 
+/* Ends the hold on the drivers of devices that hold no disk (modules_hold()): loaded now
+ * when something could need them (no root yet, a prompt, a shell), else left to the real
+ * system, which loads them at its own coldplug. true when any were held. */
+static bool release_held(struct boot *b, bool load)
+{
+	size_t n = modules_release_held(&b->modules, load);
+
+	if (n > 0 && load)
+		log_info("loading the drivers of %zu device%s that hold no disk, held back until now", n,
+			 n == 1 ? "" : "s");
+	else if (n > 0)
+		log_info("leaving the drivers of %zu device%s that hold no disk (CPU features, input…) "
+			 "to the real system", n, n == 1 ? "" : "s");
+	return n > 0;
+}
+
 /* A plan counts once the devices settled, when a disk still to come could make it
  * ambiguous; a pinned one counts as soon as it is made. */
 static bool plan_ready(struct devices *d, bool settled, void *data)
@@ -290,6 +327,9 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 		wait_for_shares(b);
 	if (b->plan_result == 0 && !settled)
 		prefetch_filesystems(b);
+	/* not one of them should bring a disk; but no root yet is reason enough to try */
+	if (b->plan_result == -ENOENT && settled && release_held(b, true))
+		return false;
 	if (b->plan_result == -ENOENT && settled && !b->wait_announced) {
 		b->wait_announced = true;
 		if (b->opts.rootwait || b->opts.timeout_sec == 0)
@@ -447,6 +487,16 @@ static int replan_with_machine_id(struct boot *b)
 	return 0;
 }
 
+/* A LUKS volume may prompt: a USB keyboard's drivers are among those held back. */
+static bool plan_asks(const struct plan *plan)
+{
+	bool asks = false;
+
+	for (size_t i = 0; i < plan->n_steps && !asks; i++)
+		asks = plan->steps[i].op == OP_UNLOCK;
+	return asks;
+}
+
 /* Runs the plan's steps (reading the machine ID in between when the /var rule needs it).
  * On failure *failed_step is the step that failed. */
 static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan_step **failed_step)
@@ -456,6 +506,8 @@ static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan
 	int r;
 
 	*failed_step = NULL;
+	if (plan_asks(&b->plan))
+		release_held(b, true);
 	watch = (struct ask_watch){ b->devices.uevent_fd, load_modules_while_asking, b };
 	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
 				     .load_module = load_module, .data = b, .watch = &watch };
@@ -563,8 +615,10 @@ static int stage_mount(struct boot *b)
 
 static int stage_rd_break(struct boot *b)
 {
-	if (b->opts.rd_break)
+	if (b->opts.rd_break) {
+		release_held(b, true);
 		emergency_pause("rd.break");
+	}
 	return 0;
 }
 
@@ -579,9 +633,7 @@ static int run_hooks(struct boot *b, enum hook_point point, const struct plan *p
 /* The pre-discover hooks are promised settled devices (see hooks.h). */
 static int stage_hooks_pre_discover(struct boot *b)
 {
-	static struct hooks_list list;
-
-	if (hooks_list_dir(HOOKS_DIR "/pre-discover.d", &list) == 0 && list.n > 0)
+	if (has_pre_discover_hooks())
 		devices_wait(&b->devices, plan_timeout_ms(&b->opts), when_settled, b);
 	return run_hooks(b, HOOK_PRE_DISCOVER, NULL);
 }
@@ -628,6 +680,7 @@ static int handoff(struct boot *b)
 			   (timing_now() - luks_answered_at()) * 1e3);
 	}
 	luks_forget();
+	release_held(b, false);
 	finish_module_loads(b);
 	devices_close(&b->devices);
 	modules_close(&b->modules);
@@ -689,5 +742,7 @@ int boot_main(int argc, char **argv)
 	if (r == 0)
 		r = handoff(b);
 	luks_forget();
+	/* a shell may follow: its keyboard's drivers too */
+	release_held(b, true);
 	emergency_fail(&b->opts, "%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
 }

@@ -18,6 +18,7 @@
 #include "sysfs.h"
 #include "dps.h"
 #include "log.h"
+#include "modalias.h"
 #include "probe.h"
 #include "timing.h"
 #include "usb_state.h"
@@ -579,41 +580,12 @@ static void report_disk(const struct disk *disk, const struct probe_filter *filt
 	}
 }
 
-/* Buses a boot disk or its controller sits on; a device there without a driver is the likely
- * reason no root appeared. PCI only for the classes of storage and its host controllers. */
-static const char *const storage_alias_prefixes[] = {
-	"virtio:", "usb:", "scsi:", "mmc:", "sdio:", "nvme:", "of:", "ccw:", "vmbus:", "xen:",
-	"pci:", /* narrowed by class below */
-};
-static const char *const storage_pci_classes[] = {
-	"bc01",     /* mass storage: SATA, NVMe, SCSI, IDE */
-	"bc0Csc03", /* USB host controllers */
-	"bc08sc05", /* SD host controllers */
-	"bc00",     /* unclassified: older virtio and vendor devices */
-	"bcFF",
-};
-
-static bool alias_may_be_storage(const char *alias)
-{
-	const char *cls = strstr(alias, "bc");
-	bool storage = false;
-
-	for (size_t i = 0; i < ARRAY_SIZE(storage_alias_prefixes) && !storage; i++)
-		storage = startswith(alias, storage_alias_prefixes[i]) != NULL;
-	if (storage && startswith(alias, "pci:")) {
-		storage = false;
-		for (size_t j = 0; cls && j < ARRAY_SIZE(storage_pci_classes) && !storage; j++)
-			storage = startswith(cls, storage_pci_classes[j]) != NULL;
-	}
-	return storage;
-}
-
 static size_t count_unmatched(const struct modules *m, bool storage)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->n_unmatched; i++)
-		n += alias_may_be_storage(m->unmatched[i]) == storage;
+		n += modalias_may_be_storage(m->unmatched[i]) == storage;
 	return n;
 }
 
@@ -624,7 +596,7 @@ static void report_unmatched(const struct modules *m, bool storage, int level, c
 
 	list[0] = '\0';
 	for (size_t i = 0; i < m->n_unmatched && used < sizeof(list); i++)
-		if (alias_may_be_storage(m->unmatched[i]) == storage)
+		if (modalias_may_be_storage(m->unmatched[i]) == storage)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
 						 m->unmatched[i]);
 	if (used > 0)

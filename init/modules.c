@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "modalias.h"
 #include "modules.h"
 #include "sysfs.h"
 #include "timing.h"
@@ -27,21 +28,12 @@
 #define LOADER_NICE 10
 #define LOADER_NICE_YIELD 19
 
+static void alias_list_free(struct alias_list *list);
+
 enum load_mode {
 	LOAD_NOW,        /* here, before returning */
 	LOAD_SOON,       /* in the background at normal priority: the plan needs it */
 	LOAD_BACKGROUND, /* in the background, yielding */
-};
-
-struct alias_seen {
-	char *alias;
-	bool bound; /* the device already has a driver: no module is no problem */
-};
-
-struct alias_list {
-	struct alias_seen *items;
-	size_t n;
-	size_t cap;
 };
 
 void modules_log_libkmod(void *data, int priority, const char *file, int line, const char *fn,
@@ -130,10 +122,27 @@ static int insert_result(struct modules *m, const char *name, const char *wanted
 	return r;
 }
 
-static int probe_insert(struct kmod_module *mod)
+/* Drivers that may probe asynchronously for a pinned plan: their disks are SCSI disks, which
+ * sd names from its own asynchronous probe anyway, so no disk name changes. Not virtio_blk,
+ * nvme's PCI side or mmc: probed in parallel, vda and vdb could swap between boots (seen in
+ * uefi-two-disks), and root=/dev/vda2 would name another disk. */
+static const char *const async_probe_drivers[] = { "ahci" };
+
+static bool may_probe_async(const char *name)
 {
-	return kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
-					       NULL);
+	bool found = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(async_probe_drivers) && !found; i++)
+		found = streq(async_probe_drivers[i], name);
+	return found;
+}
+
+/* async_probe is the kernel's own parameter of every module (kernel/module/main.c): the
+ * drivers the module registers probe their devices from a worker, after the insert. */
+static int probe_insert(struct kmod_module *mod, bool async_probe)
+{
+	return kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST,
+					       async_probe ? "async_probe=1" : NULL, NULL, NULL, NULL);
 }
 
 static bool was_requested(const struct modules *m, const char *name)
@@ -230,7 +239,7 @@ static int loader_start(struct modules *m, struct kmod_module *mod, const char *
 		int result;
 
 		setpriority(PRIO_PROCESS, 0, nice_level);
-		result = probe_insert(mod);
+		result = probe_insert(mod, m->async_probe && nice_level != 0 && may_probe_async(name));
 
 		(void)!write(fds[1], &result, sizeof(result));
 		_exit(0);
@@ -286,7 +295,7 @@ static int insert_module(struct modules *m, struct kmod_module *mod, const char 
 			goto out;
 		}
 	}
-	r = insert_result(m, name, wanted_for, probe_insert(mod));
+	r = insert_result(m, name, wanted_for, probe_insert(mod, false));
 out:
 	return r;
 }
@@ -396,6 +405,7 @@ void modules_close(struct modules *m)
 	free(m->requested);
 	for (size_t i = 0; i < m->n_unmatched; i++)
 		free(m->unmatched[i]);
+	alias_list_free(&m->held);
 	if (m->ctx)
 		kmod_unref(m->ctx);
 	memset(m, 0, sizeof(*m));
@@ -435,17 +445,93 @@ out:
 	return r;
 }
 
+static int alias_list_add(struct alias_list *list, const char *alias, bool bound)
+{
+	int r = 0;
+
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 128;
+		struct alias_seen *grown = realloc(list->items, cap * sizeof(*grown));
+
+		if (!grown) {
+			r = -ENOMEM;
+			goto out;
+		}
+		list->items = grown;
+		list->cap = cap;
+	}
+	list->items[list->n].alias = strdup(alias);
+	if (!list->items[list->n].alias) {
+		r = -ENOMEM;
+		goto out;
+	}
+	list->items[list->n++].bound = bound;
+out:
+	return r;
+}
+
+static void alias_list_free(struct alias_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->items[i].alias);
+	free(list->items);
+}
+
+static bool alias_list_has(const struct alias_list *list, const char *alias)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (streq(list->items[i].alias, alias))
+			return true;
+	return false;
+}
+
+/* A background request for a device that holds no disk, while the hold lasts: kept for
+ * later. true when it was kept (or known already). */
+static bool hold_request(struct modules *m, const char *modalias, bool record, enum load_mode mode)
+{
+	bool held = mode == LOAD_BACKGROUND && m->hold && modalias_holds_no_disk(modalias);
+
+	if (held && !alias_list_has(&m->held, modalias) && alias_list_add(&m->held, modalias, !record) < 0)
+		held = false; /* out of memory: loaded now instead */
+	return held;
+}
+
+void modules_hold(struct modules *m)
+{
+	m->hold = true;
+}
+
+void modules_probe_async(struct modules *m, bool async)
+{
+	m->async_probe = async;
+}
+
 static int load_alias(struct modules *m, const char *modalias, bool record, enum load_mode mode)
 {
 	bool matched;
-	int r = load_lookup(m, modalias, mode, &matched, NULL);
+	int r;
 
+	if (hold_request(m, modalias, record, mode))
+		return 0;
+	r = load_lookup(m, modalias, mode, &matched, NULL);
 	if (r >= 0 && !matched) {
 		log_debug("no module for %s", modalias);
 		if (record)
 			record_unmatched(m, modalias);
 	}
 	return r;
+}
+
+size_t modules_release_held(struct modules *m, bool load)
+{
+	struct alias_list held = m->held;
+
+	m->hold = false;
+	m->held = (struct alias_list){ 0 };
+	for (size_t i = 0; i < held.n && load; i++)
+		load_alias(m, held.items[i].alias, !held.items[i].bound, LOAD_BACKGROUND);
+	alias_list_free(&held);
+	return held.n;
 }
 
 /* Modules a filesystem asks for with request_module() while it mounts: no modprobe in the
@@ -522,38 +608,6 @@ int modules_load_names(struct modules *m, const char *list)
 out:
 	free(copy);
 	return first;
-}
-
-static int alias_list_add(struct alias_list *list, const char *alias, bool bound)
-{
-	int r = 0;
-
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 128;
-		struct alias_seen *grown = realloc(list->items, cap * sizeof(*grown));
-
-		if (!grown) {
-			r = -ENOMEM;
-			goto out;
-		}
-		list->items = grown;
-		list->cap = cap;
-	}
-	list->items[list->n].alias = strdup(alias);
-	if (!list->items[list->n].alias) {
-		r = -ENOMEM;
-		goto out;
-	}
-	list->items[list->n++].bound = bound;
-out:
-	return r;
-}
-
-static void alias_list_free(struct alias_list *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->items[i].alias);
-	free(list->items);
 }
 
 /* The devices that can have a modalias are on a bus or of a class (input devices are a

@@ -1,0 +1,12 @@
+/* What a device's modalias says about whether a disk can be behind it. Pure. */
+#pragma once
+
+#include <stdbool.h>
+
+/* The device sits on a bus, or is a PCI device of a class, that boot disks or their
+ * controllers use: a device there without a driver is the likely reason no root appeared. */
+bool modalias_may_be_storage(const char *alias);
+/* The device is of a kind that never brings a block device (CPU features, input, display,
+ * sound, SMBus, entropy and balloon devices…): its driver can wait until the disks are
+ * found. Conservative: what is not known to be diskless is false. */
+bool modalias_holds_no_disk(const char *alias);

@@ -1,0 +1,70 @@
+/* Which devices a disk can be behind, from their modaliases (q35's and virt's, as coldplug
+ * reads them under QEMU). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "modalias.h"
+
+struct row {
+	const char *alias;
+	bool storage;
+	bool no_disk;
+};
+
+static const struct row rows[] = {
+	/* q35's AHCI controller, a virtio-blk on PCI and the virtio disk it makes */
+	{ "pci:v00008086d00002922sv00001AF4sd00001100bc01sc06i01", true, false },
+	{ "pci:v00001AF4d00001001sv00001AF4sd00000002bc01sc00i00", true, false },
+	{ "virtio:d00000002v00001AF4", true, false },
+	/* shares: virtio 9p and virtiofs are roots too */
+	{ "virtio:d00000009v00001AF4", true, false },
+	{ "virtio:d0000001Av00001AF4", true, false },
+	/* USB host controller, a platform virtio-mmio device of virt */
+	{ "pci:v00001B36d0000000Dsv00001AF4sd00001100bc0Csc03i30", true, false },
+	{ "of:NvirtioT(null)Cvirtio,mmio", true, false },
+	/* what waits: CPU features, input, HID, q35's SMBus, network, display, entropy */
+	{ "cpu:type:x86,ven0000fam0006mod003F:feature:,0000,0001,0002", false, true },
+	{ "input:b0011v0001p0001eAB41-e0,1,4,11,14,k71,ramlsfw", false, true },
+	{ "hid:b0003g0001v00000627p00000001", false, true },
+	{ "serio:ty01pr00id00ex00", false, true },
+	{ "pci:v00008086d00002930sv00001AF4sd00001100bc0Csc05i00", false, true },
+	{ "pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00", false, true },
+	{ "pci:v00001234d00001111sv00001AF4sd00001100bc03sc00i00", false, true },
+	{ "virtio:d00000004v00001AF4", false, true },
+	/* neither: not known to hold a disk, nor known not to (an ACPI device, a bridge) */
+	{ "acpi:PNP0A08:PNP0A03:", false, false },
+	{ "pci:v00008086d00002918sv00001AF4sd00001100bc06sc01i00", false, false },
+	{ "platform:regulatory", false, false },
+	/* a PCI alias without a class says nothing */
+	{ "pci:v00008086d00002918", false, false },
+	{ "", false, false },
+};
+
+static void test_table(void **state)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		print_message("%s\n", rows[i].alias);
+		assert_int_equal(modalias_may_be_storage(rows[i].alias), rows[i].storage);
+		assert_int_equal(modalias_holds_no_disk(rows[i].alias), rows[i].no_disk);
+	}
+}
+
+/* The two never agree that a device both may hold a disk and holds none. */
+static void test_never_both(void **state)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		assert_false(modalias_may_be_storage(rows[i].alias) && modalias_holds_no_disk(rows[i].alias));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_never_both),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
