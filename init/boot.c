@@ -298,6 +298,21 @@ static void wait_for_shares(struct boot *b)
 	}
 }
 
+/* The real system loads the drivers of its devices at its own coldplug only when it has a
+ * udev; a busybox or custom init would be left without its network or input drivers. */
+static bool new_root_has_udev(void)
+{
+	static const char *const udevd[] = {
+		SYSROOT "/usr/lib/systemd/systemd-udevd", SYSROOT "/lib/systemd/systemd-udevd",
+		SYSROOT "/usr/sbin/udevd", SYSROOT "/sbin/udevd",
+	};
+	bool found = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(udevd) && !found; i++)
+		found = access(udevd[i], X_OK) == 0;
+	return found;
+}
+
 /* Ends the hold on the drivers of devices that hold no disk (modules_hold()): loaded now
  * when something could need them (no root yet, a prompt, a shell), else left to the real
  * system, which loads them at its own coldplug. true when any were held. */
@@ -310,7 +325,7 @@ static bool release_held(struct boot *b, bool load)
 			 n == 1 ? "" : "s");
 	else if (n > 0)
 		log_info("leaving the drivers of %zu device%s that hold no disk (CPU features, input…) "
-			 "to the real system", n, n == 1 ? "" : "s");
+			 "to the real system's udev", n, n == 1 ? "" : "s");
 	return n > 0;
 }
 
@@ -680,7 +695,7 @@ static int handoff(struct boot *b)
 			   (timing_now() - luks_answered_at()) * 1e3);
 	}
 	luks_forget();
-	release_held(b, false);
+	release_held(b, !new_root_has_udev());
 	finish_module_loads(b);
 	devices_close(&b->devices);
 	modules_close(&b->modules);
