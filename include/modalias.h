@@ -10,3 +10,6 @@ bool modalias_may_be_storage(const char *alias);
  * sound, SMBus, entropy and balloon devices…): its driver can wait until the disks are
  * found. Conservative: what is not known to be diskless is false. */
 bool modalias_holds_no_disk(const char *alias);
+/* A CPU feature's driver (an accelerated crc32c, AES…): the kernel has generic code for
+ * what it offers and asks for the algorithms it needs by name, so a system can do without. */
+bool modalias_is_cpu_feature(const char *alias);

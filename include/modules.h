@@ -81,10 +81,15 @@ void modules_yield(struct modules *m);
 /* From now on, background requests for devices that hold no disk (modalias_holds_no_disk())
  * wait until modules_release_held(): with one CPU, their inserts would slow the disks'. */
 void modules_hold(struct modules *m);
-/* Ends the hold. With load set, the requests held are made now (in the background when
- * parallel is set); without, they are forgotten, left to the real system's coldplug. The
- * number of modaliases that were held. */
-size_t modules_release_held(struct modules *m, bool load);
+/* What becomes of the requests held when the hold ends. */
+enum held_release {
+	HELD_FORGET,       /* left to the real system's coldplug (its udev) */
+	HELD_LOAD,         /* made now */
+	HELD_LOAD_DEVICES, /* made now but for CPU features (modalias_is_cpu_feature()) */
+};
+/* Ends the hold; requests made now go to the background when parallel is set. The number
+ * of modaliases that were held. */
+size_t modules_release_held(struct modules *m, enum held_release what);
 /* Background inserts of the drivers that allow it (see modules.c) from now on ask for
  * asynchronous probing (the module parameter async_probe=1): for a pinned plan, which needs
  * no controller to finish. */

@@ -316,13 +316,16 @@ static bool new_root_has_udev(void)
 /* Ends the hold on the drivers of devices that hold no disk (modules_hold()): loaded now
  * when something could need them (no root yet, a prompt, a shell), else left to the real
  * system, which loads them at its own coldplug. true when any were held. */
-static bool release_held(struct boot *b, bool load)
+static bool release_held(struct boot *b, enum held_release what)
 {
-	size_t n = modules_release_held(&b->modules, load);
+	size_t n = modules_release_held(&b->modules, what);
 
-	if (n > 0 && load)
+	if (n > 0 && what == HELD_LOAD)
 		log_info("loading the drivers of %zu device%s that hold no disk, held back until now", n,
 			 n == 1 ? "" : "s");
+	else if (n > 0 && what == HELD_LOAD_DEVICES)
+		log_info("no udev in the new root: loading the drivers held back until now (%zu device%s "
+			 "that hold no disk; CPU features' left out)", n, n == 1 ? "" : "s");
 	else if (n > 0)
 		log_info("leaving the drivers of %zu device%s that hold no disk (CPU features, input…) "
 			 "to the real system's udev", n, n == 1 ? "" : "s");
@@ -343,7 +346,7 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 	if (b->plan_result == 0 && !settled)
 		prefetch_filesystems(b);
 	/* not one of them should bring a disk; but no root yet is reason enough to try */
-	if (b->plan_result == -ENOENT && settled && release_held(b, true))
+	if (b->plan_result == -ENOENT && settled && release_held(b, HELD_LOAD))
 		return false;
 	if (b->plan_result == -ENOENT && settled && !b->wait_announced) {
 		b->wait_announced = true;
@@ -522,7 +525,7 @@ static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan
 
 	*failed_step = NULL;
 	if (plan_asks(&b->plan))
-		release_held(b, true);
+		release_held(b, HELD_LOAD);
 	watch = (struct ask_watch){ b->devices.uevent_fd, load_modules_while_asking, b };
 	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
 				     .load_module = load_module, .data = b, .watch = &watch };
@@ -631,7 +634,7 @@ static int stage_mount(struct boot *b)
 static int stage_rd_break(struct boot *b)
 {
 	if (b->opts.rd_break) {
-		release_held(b, true);
+		release_held(b, HELD_LOAD);
 		emergency_pause("rd.break");
 	}
 	return 0;
@@ -695,7 +698,7 @@ static int handoff(struct boot *b)
 			   (timing_now() - luks_answered_at()) * 1e3);
 	}
 	luks_forget();
-	release_held(b, !new_root_has_udev());
+	release_held(b, new_root_has_udev() ? HELD_FORGET : HELD_LOAD_DEVICES);
 	finish_module_loads(b);
 	devices_close(&b->devices);
 	modules_close(&b->modules);
@@ -758,6 +761,6 @@ int boot_main(int argc, char **argv)
 		r = handoff(b);
 	luks_forget();
 	/* a shell may follow: its keyboard's drivers too */
-	release_held(b, true);
+	release_held(b, HELD_LOAD);
 	emergency_fail(&b->opts, "%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
 }

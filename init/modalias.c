@@ -73,3 +73,8 @@ bool modalias_may_be_storage(const char *alias)
 		return cls && starts_with_any(cls, storage_pci_classes, ARRAY_SIZE(storage_pci_classes));
 	return starts_with_any(alias, storage_alias_prefixes, ARRAY_SIZE(storage_alias_prefixes));
 }
+
+bool modalias_is_cpu_feature(const char *alias)
+{
+	return startswith(alias, "cpu:") != NULL;
+}

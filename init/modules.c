@@ -522,14 +522,16 @@ static int load_alias(struct modules *m, const char *modalias, bool record, enum
 	return r;
 }
 
-size_t modules_release_held(struct modules *m, bool load)
+size_t modules_release_held(struct modules *m, enum held_release what)
 {
 	struct alias_list held = m->held;
 
 	m->hold = false;
 	m->held = (struct alias_list){ 0 };
-	for (size_t i = 0; i < held.n && load; i++)
-		load_alias(m, held.items[i].alias, !held.items[i].bound, LOAD_BACKGROUND);
+	for (size_t i = 0; i < held.n && what != HELD_FORGET; i++) {
+		if (what == HELD_LOAD || !modalias_is_cpu_feature(held.items[i].alias))
+			load_alias(m, held.items[i].alias, !held.items[i].bound, LOAD_BACKGROUND);
+	}
 	alias_list_free(&held);
 	return held.n;
 }

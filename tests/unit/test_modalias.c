@@ -59,11 +59,19 @@ static void test_never_both(void **state)
 		assert_false(modalias_may_be_storage(rows[i].alias) && modalias_holds_no_disk(rows[i].alias));
 }
 
+/* Only CPU features may be left out of a system without udev: input and network may not. */
+static void test_cpu_feature(void **state)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		assert_int_equal(modalias_is_cpu_feature(rows[i].alias), rows[i].alias[0] == 'c');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_never_both),
+		cmocka_unit_test(test_cpu_feature),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
