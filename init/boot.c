@@ -724,8 +724,9 @@ static const struct stage {
 	{ "cmdline", stage_command_line, true },
 	{ "rd.emergency", stage_rd_emergency, false },
 	{ "modules", stage_modules, true },
-	{ "devices", stage_devices, true },
+	/* before the coldplug: a plan pinned by the boot loader lets ahci probe asynchronously */
 	{ "machine", stage_machine_facts, true },
+	{ "devices", stage_devices, true },
 	{ "pre-discover", stage_hooks_pre_discover, true },
 	{ "plan", stage_wait_for_plan, true },
 	{ "pre-mount", stage_hooks_pre_mount, true },

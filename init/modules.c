@@ -612,16 +612,19 @@ out:
 	return first;
 }
 
-/* The devices that can have a modalias are on a bus or of a class (input devices are a
- * class); each list holds links to their directories under /sys/devices. Reading those
- * costs a few hundred system calls where walking /sys/devices costs thousands (power/,
- * queue/, attribute groups): 80 ms of a boot under QEMU TCG. */
+/* The devices that can have a modalias: those on a bus, and of the devices on none only two
+ * classes' (input devices, the DMI identity) carry one. Each list holds links to their
+ * directories under /sys/devices. Reading those costs a few hundred system calls where
+ * walking /sys/devices costs thousands (power/, queue/, attribute groups): 80 ms of a boot
+ * under QEMU TCG; and looking into every class (70 ttys, memory devices, consoles, none with
+ * a modalias) cost another 20-40 ms on arm64's virt machine. */
 static const struct device_list {
 	const char *path;
-	const char *devices; /* the subdirectory of each entry that lists the devices */
+	const char *devices; /* the subdirectory of each entry that lists devices; NULL: path does */
 } device_lists[] = {
 	{ "/sys/bus", "devices" },
-	{ "/sys/class", "." },
+	{ "/sys/class/input", NULL },
+	{ "/sys/class/dmi", NULL },
 };
 
 static int collect_listed(int listfd, struct alias_list *list)
@@ -650,32 +653,47 @@ out:
 	return r;
 }
 
+/* One entry of device_lists. A list or bus that is not there holds nothing to load. */
+static int collect_device_list(const struct device_list *dl, struct alias_list *list)
+{
+	char path[NAME_MAX + 16];
+	struct dirent *de;
+	DIR *top;
+	int r = 0;
+
+	if (!dl->devices) {
+		int fd = open(dl->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		r = fd >= 0 ? collect_listed(fd, list) : 0;
+		goto out;
+	}
+	top = opendir(dl->path);
+	if (!top)
+		goto out;
+	while (r == 0 && (de = readdir(top))) {
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", de->d_name, dl->devices);
+		fd = openat(dirfd(top), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0)
+			r = collect_listed(fd, list);
+	}
+	closedir(top);
+out:
+	return r;
+}
+
 #define CPU_MODALIAS "/sys/devices/system/cpu/modalias"
 
 static int collect_modaliases(struct alias_list *list)
 {
 	char alias[MODALIAS_MAX];
-	char path[NAME_MAX + 16];
 	int r = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(device_lists) && r == 0; i++) {
-		DIR *top = opendir(device_lists[i].path);
-		struct dirent *de;
-
-		if (!top)
-			continue; /* no classes, say: nothing to load for them */
-		while (r == 0 && (de = readdir(top))) {
-			int fd;
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", de->d_name, device_lists[i].devices);
-			fd = openat(dirfd(top), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (fd >= 0)
-				r = collect_listed(fd, list);
-		}
-		closedir(top);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(device_lists) && r == 0; i++)
+		r = collect_device_list(&device_lists[i], list);
 	/* The CPUs' features: the cpu subsystem's root device, listed under no bus or class */
 	if (r == 0 && sysfs_read_line_at(AT_FDCWD, CPU_MODALIAS, alias, sizeof(alias)) && alias[0])
 		r = alias_list_add(list, alias, false);
