@@ -159,7 +159,11 @@ static inline void fuzz_check_plan(int r, const struct plan *plan, const struct 
 				   fuzz_starts_with_dir(s->target, EARLYMOUNT_RUN),
 				   "step %zu mounts on '%s'", i, s->target);
 		}
-		if ((s->op == OP_MOUNT || s->op == OP_TMPFS || s->op == OP_OVERLAY) &&
+		if (s->op == OP_SHARE)
+			FUZZ_CHECK(s->source[0] != '\0', "step %zu mounts a share without a tag", i);
+		/* a root share (root=virtiofs:TAG, virtfs:, rootfstype=9p) is mounted by OP_SHARE */
+		if ((s->op == OP_MOUNT || s->op == OP_TMPFS || s->op == OP_OVERLAY ||
+		     s->op == OP_SHARE) &&
 		    strcmp(s->target, SYSROOT) == 0)
 			root_mounted = true;
 	}
