@@ -21,7 +21,7 @@ HOST_ARCH       := $(shell uname -m)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude -D_GNU_SOURCE -DEARLYMOUNT_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -DEARLYMOUNT_VERSION='"$(VERSION)"' \
 	-ffunction-sections -fdata-sections
 # Stripped: the binary goes into initramfs images (-g still helps the unit-test builds).
 STATIC_LDFLAGS := -static -Wl,--gc-sections -s
@@ -29,17 +29,43 @@ STATIC_LDFLAGS := -static -Wl,--gc-sections -s
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
-# init/luks_helper.c is the main of earlymount-luks, a program of its own: earlymount's
-# objects (and the unit tests, fuzzers and leak checks built from them) never see libcryptsetup.
-LUKS_HELPER_SRC := init/luks_helper.c
-SRCS      := $(sort $(filter-out $(LUKS_HELPER_SRC),$(wildcard init/*.c)))
-HEADERS   := $(wildcard include/*.h)
-# Two mains: init/main.c of earlymount (the host commands, and it boots too), init/init_main.c
+# The layers, lowest first (docs/layout in the README): a folder's code sees the headers of
+# its own layer and of those below it, never above. `make check-layers` checks the objects.
+#   lib/   generic helpers that know no partition
+#   core/  the pure core (command line, disk model), core/plan/ the planner
+#   boot/  what PID 1 does
+#   host/  the host commands, host/initramfs/ the image builder
+#   luks/  earlymount-luks, a program of its own: it sees lib/ alone, and earlymount's
+#          objects (and the unit tests, fuzzers and leak checks built from them) never see
+#          libcryptsetup; PID 1 and the builder see its header, the contract with it.
+LAYERS    := lib core boot host
+DIRS_lib  := lib
+DIRS_core := core core/plan
+DIRS_boot := boot
+DIRS_host := host host/initramfs
+INC_lib   := -Ilib
+INC_core  := $(INC_lib) -Icore -Icore/plan
+INC_boot  := $(INC_core) -Iboot -Iluks
+INC_host  := $(INC_boot) -Ihost -Ihost/initramfs
+INC_luks  := $(INC_lib) -Iluks
+INC_ALL   := $(INC_host)
+# The -I flags of a source file's layer.
+layer_of  = $(firstword $(foreach l,$(LAYERS),$(if $(filter $(addsuffix /%,$(DIRS_$(l))),$(1)),$(l))))
+layer_inc = $(INC_$(call layer_of,$(1)))
+SRC_DIRS  := $(foreach l,$(LAYERS),$(DIRS_$(l)))
+vpath %.c $(SRC_DIRS)
+LUKS_HELPER_SRC := luks/luks_helper.c
+SRCS      := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
+HEADERS   := $(foreach d,$(SRC_DIRS) luks,$(wildcard $(d)/*.h))
+# Two mains: host/main.c of earlymount (the host commands, and it boots too), boot/init_main.c
 # of earlymount-init (PID 1 alone: what images get as /init). --gc-sections leaves out of
 # earlymount-init every function that only the host commands reach.
-CORE_SRCS := $(filter-out init/main.c init/init_main.c,$(SRCS))
-host_objs = $(patsubst init/%.c,$(1)/obj/%.o,$(filter-out init/init_main.c,$(SRCS)))
-init_objs = $(patsubst init/%.c,$(1)/obj/%.o,$(filter-out init/main.c,$(SRCS)))
+MAIN_SRCS := host/main.c boot/init_main.c
+# Everything but the mains: what the unit tests link.
+PROGRAM_SRCS := $(filter-out $(MAIN_SRCS),$(SRCS))
+objs_of   = $(patsubst %.c,$(1)/obj/%.o,$(notdir $(2)))
+host_objs = $(call objs_of,$(1),$(filter-out boot/init_main.c,$(SRCS)))
+init_objs = $(call objs_of,$(1),$(filter-out host/main.c,$(SRCS)))
 
 kmod_lib   = $(KMOD_ROOT)/$(1)/libkmod/.libs/libkmod-internal.a
 kmod_inc   = $(KMOD_ROOT)/$(1)
@@ -187,9 +213,9 @@ $(foreach a,$(ARCHES),$(eval $(call luks_lib_rules,$(a))))
 
 # ---- the static binaries ----
 define arch_rules
-$(BUILD)/$(1)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(1))
+$(BUILD)/$(1)/obj/%.o: %.c $(HEADERS) $(call kmod_lib,$(1))
 	@mkdir -p $$(@D)
-	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) -I$(call kmod_inc,$(1)) -c $$< -o $$@
+	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) $$(call layer_inc,$$<) -I$(call kmod_inc,$(1)) -c $$< -o $$@
 
 $(BUILD)/$(1)/earlymount: $(call host_objs,$(BUILD)/$(1)) $(call kmod_lib,$(1)) $(call zstd_lib,$(1))
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
@@ -198,9 +224,9 @@ $(BUILD)/$(1)/earlymount-init: $(call init_objs,$(BUILD)/$(1)) $(call kmod_lib,$
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
 
 # The LUKS helper: one source of its own, and none of earlymount's objects.
-$(BUILD)/$(1)/earlymount-luks: init/luks_helper.c include/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
+$(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c luks/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
 	@mkdir -p $$(@D)
-	$(call say,CCLD,$$@) $(CC_$(1)) $(ALL_CFLAGS) -I$(CRYPTSETUP_ROOT)/src/lib $(STATIC_LDFLAGS) -o $$@ $$< $(call luks_libs,$(1))
+	$(call say,CCLD,$$@) $(CC_$(1)) $(ALL_CFLAGS) $(INC_luks) -I$(CRYPTSETUP_ROOT)/src/lib $(STATIC_LDFLAGS) -o $$@ $$< $(call luks_libs,$(1))
 endef
 $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 
@@ -359,9 +385,9 @@ $(call musl_kmod,$(1)): $(KMOD_ROOT)/src/.fetched $(call musl_lib,$(1),lzma) $(c
 		--with-xz --with-zstd --without-zlib --without-openssl $(call musl_log,$(call musl_dir,$(1))/kmod)
 	+@$(MAKE) -s -C $(call musl_dir,$(1))/kmod libkmod/libkmod-internal.la >/dev/null
 
-$(BUILD)/musl-$(1)/obj/%.o: init/%.c $(HEADERS) $(call musl_libs,$(1))
+$(BUILD)/musl-$(1)/obj/%.o: %.c $(HEADERS) $(call musl_libs,$(1))
 	@mkdir -p $$(@D)
-	$(call say,CC,$$@) $(MUSL_CC_$(1)) $(ALL_CFLAGS) $(MUSL_CFLAGS) -isystem $(MUSL_ROOT)/$(1)/kernel-headers \
+	$(call say,CC,$$@) $(MUSL_CC_$(1)) $(ALL_CFLAGS) $(MUSL_CFLAGS) $$(call layer_inc,$$<) -isystem $(MUSL_ROOT)/$(1)/kernel-headers \
 		-I$(MUSL_ROOT)/$(1)/sysroot/usr/include -I$(MUSL_ROOT)/$(1)/kmod -c $$< -o $$@
 
 $(BUILD)/musl-$(1)/earlymount: $(call host_objs,$(BUILD)/musl-$(1)) $(call musl_libs,$(1))
@@ -399,16 +425,16 @@ SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 UNIT_DIR   := $(BUILD)/unit
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%,$(wildcard tests/unit/test_*.c))
 
-$(UNIT_DIR)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
+$(UNIT_DIR)/obj/%.o: %.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
 	@mkdir -p $(@D)
-	$(call say,CC,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
+	$(call say,CC,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) $(call layer_inc,$<) -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
 
-$(UNIT_DIR)/libcore.a: $(patsubst init/%.c,$(UNIT_DIR)/obj/%.o,$(CORE_SRCS))
+$(UNIT_DIR)/libcore.a: $(call objs_of,$(UNIT_DIR),$(PROGRAM_SRCS))
 	@rm -f $@ && ar rcs $@ $^
 
 # A test may list functions to mock, one per line, in tests/unit/test_NAME.wrap.
 $(UNIT_DIR)/test_%: tests/unit/test_%.c $(UNIT_DIR)/libcore.a $(wildcard tests/unit/*.h) $(wildcard tests/fixtures/*.h)
-	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes -Itests/unit -o $@ $< \
+	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) -Wno-missing-prototypes $(INC_ALL) -Itests/unit -o $@ $< \
 		$(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$*.wrap 2>/dev/null)) \
 		$(UNIT_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
 comma := ,
@@ -567,13 +593,13 @@ check: check-fuzz
 # The unit tests without sanitizers, under valgrind.
 VG_DIR   := $(BUILD)/valgrind
 VG_TESTS := $(patsubst tests/unit/%.c,$(VG_DIR)/%,$(wildcard tests/unit/test_*.c))
-$(VG_DIR)/obj/%.o: init/%.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
+$(VG_DIR)/obj/%.o: %.c $(HEADERS) $(call kmod_lib,$(HOST_ARCH))
 	@mkdir -p $(@D)
-	$(call say,CC,$@) $(CC) $(ALL_CFLAGS) -O1 -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
-$(VG_DIR)/libcore.a: $(patsubst init/%.c,$(VG_DIR)/obj/%.o,$(CORE_SRCS))
+	$(call say,CC,$@) $(CC) $(ALL_CFLAGS) -O1 $(call layer_inc,$<) -I$(call kmod_inc,$(HOST_ARCH)) -c $< -o $@
+$(VG_DIR)/libcore.a: $(call objs_of,$(VG_DIR),$(PROGRAM_SRCS))
 	@rm -f $@ && ar rcs $@ $^
 $(VG_DIR)/test_%: tests/unit/test_%.c $(VG_DIR)/libcore.a $(wildcard tests/unit/*.h) $(wildcard tests/fixtures/*.h)
-	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 -Wno-missing-prototypes -Itests/unit -o $@ $< \
+	$(call say,LD,$@) $(CC) $(ALL_CFLAGS) -O1 -Wno-missing-prototypes $(INC_ALL) -Itests/unit -o $@ $< \
 		$(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$*.wrap 2>/dev/null)) \
 		$(VG_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
 # valgrind lacks openat2: test_switchroot then takes the chroot fallback of old kernels.

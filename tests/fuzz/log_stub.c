@@ -1,4 +1,4 @@
-/* Stand-in for init/log.c while it cannot be built: the fuzz targets need log.h's functions.
+/* Stand-in for lib/log.c while it cannot be built: the fuzz targets need log.h's functions.
  * Every message is still formatted, so a bad argument shows up under the sanitizers. */
 #include <stdio.h>
 

@@ -1,4 +1,4 @@
-/* init/hostonly.c: chain records in, the names libkmod is to look up out. */
+/* host/initramfs/hostonly.c: chain records in, the names libkmod is to look up out. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

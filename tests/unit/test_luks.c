@@ -1,4 +1,4 @@
-/* crypttab's options and rd.luks.key='s specs (init/luks.c). */
+/* crypttab's options and rd.luks.key='s specs (core/luks.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
-/* fsck before a read-write mount: the planner's OP_FSCK steps (init/plan_fsck.c) and the
- * rules they follow (init/fsck_rules.c): which checker, which options, which exit codes stop
+/* fsck before a read-write mount: the planner's OP_FSCK steps (core/plan/plan_fsck.c) and the
+ * rules they follow (core/fsck_rules.c): which checker, which options, which exit codes stop
  * the boot. */
 #include <errno.h>
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fsck.h"
+#include "fsck_rules.h"
 #include "plan_fixtures.h"
 
 #define LUKS_VAR_UUID "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"

@@ -1,4 +1,4 @@
-/* The planner's LUKS decisions (init/plan_luks.c): which partitions are unlocked, as which
+/* The planner's LUKS decisions (core/plan/plan_luks.c): which partitions are unlocked, as which
  * device, with which key and options, and what is refused. */
 #include <errno.h>
 #include <setjmp.h>

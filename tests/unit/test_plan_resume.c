@@ -1,4 +1,4 @@
-/* The planner's resume step (init/plan_resume.c): which device, always first, and what
+/* The planner's resume step (core/plan/plan_resume.c): which device, always first, and what
  * noresume and an encrypted swap leave out. */
 #include <errno.h>
 #include <setjmp.h>

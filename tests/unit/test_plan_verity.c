@@ -1,4 +1,4 @@
-/* The planner's dm-verity decisions (init/plan_verity.c): which partitions a root hash
+/* The planner's dm-verity decisions (core/plan/plan_verity.c): which partitions a root hash
  * names, the steps that set up and mount the device, and the refusals. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* init/qemu_run.c: how the guest's console tells a clean end from a failed boot. */
+/* host/qemu_run.c: how the guest's console tells a clean end from a failed boot. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fsck.h"
+#include "fsck_rules.h"
 #include "plan_internal.h"
 
 static const char *const mode_names[] = {

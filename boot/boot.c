@@ -13,7 +13,7 @@
 #include "apifs.h"
 #include "ask_password.h"
 #include "cmdline.h"
-#include "commands.h"
+#include "boot.h"
 #include "devices.h"
 #include "dps.h"
 #include "efivars.h"

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "boot.h"
+#include "exit_codes.h"
 #include "util.h"
 
 int main(int argc, char **argv)

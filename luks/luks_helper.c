@@ -1,5 +1,5 @@
 /* earlymount-luks: unlocks one LUKS device with libcryptsetup, for earlymount's PID 1. The
- * contract (arguments, key on stdin, exit codes) is include/luks_helper.h. A program of its
+ * contract (arguments, key on stdin, exit codes) is luks/luks_helper.h. A program of its
  * own, so that earlymount itself never links libcryptsetup. */
 #include <errno.h>
 #include <linux/dm-ioctl.h>

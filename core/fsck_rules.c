@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fsck.h"
+#include "fsck_rules.h"
 #include "util.h"
 
 static const char *const e2fsck_programs[] = { "e2fsck", "fsck.ext4", "fsck.ext3", "fsck.ext2", NULL };

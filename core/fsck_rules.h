@@ -1,6 +1,5 @@
-/* fsck before a read-write mount, the way systemd-fsck(8) reads fsck.mode= and fsck.repair=.
- * The rules (which checker, its options, what its exit code means) are pure; fsck_run() is
- * the effect: it runs the checker the image holds. */
+/* fsck's rules, the way systemd-fsck(8) reads fsck.mode= and fsck.repair=: which checker,
+ * its options, what its exit code means. Pure; boot/fsck.h runs the checker. */
 #pragma once
 
 #include <stdbool.h>
@@ -45,26 +44,3 @@ enum fsck_verdict fsck_verdict(int status);
  * words are copied into words. 0, or -E2BIG. Pure. */
 int fsck_argv(const struct fsck_checker *c, const char *program, const char *options,
 	      const char *device, char *words, size_t words_size, const char **argv, size_t max);
-
-struct fsck_result {
-	enum fsck_verdict verdict;
-	int status;                            /* the exit code, -1 when killed */
-	char checker[64];                      /* the program's path in the image */
-	char tail[FSCK_TAIL_LINES * 160];      /* its last lines, newline-separated */
-};
-
-/* Runs the checker of fstype in the image on device with options, its output logged line by
- * line. 0 with result filled; -ENOENT when the image holds no checker for fstype (nothing
- * ran); another -errno when it could not be started. */
-int fsck_run(const char *device, const char *fstype, const char *options,
-	     struct fsck_result *result);
-
-
-/* The OP_FSCK step: checks device (what target will be mounted from) with options, and
- * judges the verdict. 0 to go on: clean, repaired (logged), or not checked because fstype
- * has no checker or the image holds none (logged). A repair that asks for a reboot reboots.
- * -errno with why naming the device, the mount point, the exit code and the checker's last
- * lines when errors are left or the checker could not run. When target is the root, a check
- * that let the boot go on leaves FSCK_ROOT_FLAG. */
-int fsck_check(const char *device, const char *fstype, const char *target, const char *options,
-	       char *why, size_t why_size);

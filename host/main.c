@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "commands.h"
 #include "log.h"
 #include "util.h"

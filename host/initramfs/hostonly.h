@@ -1,6 +1,6 @@
 /* `earlymount initramfs --host-only`: from what sysfs and mountinfo say of the devices behind
  * this host's / and /usr to the names of the modules the image needs. Pure: the walk that
- * fills these records is init/initramfs_hostonly.c, the names are resolved by libkmod. */
+ * fills these records is host/initramfs/initramfs_hostonly.c, the names are resolved by libkmod. */
 #pragma once
 
 #include <stdbool.h>

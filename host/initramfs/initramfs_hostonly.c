@@ -1,6 +1,6 @@
 /* `earlymount initramfs --host-only`: the walk. Finds the devices behind this host's / and
  * /usr in mountinfo and sysfs (both paths can point at a fixture tree), hands the records to
- * the pure decision (init/hostonly.c) and adds what it names through libkmod. */
+ * the pure decision (host/initramfs/hostonly.c) and adds what it names through libkmod. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
