@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define DM_MAPPER_DIR "/dev/mapper"
+#include "paths.h"
 
 struct dm_target {
 	const char *type;       /* "verity", "crypt", … */

@@ -3,10 +3,12 @@
 
 #include <stddef.h>
 
+#include "paths.h"
+
 /* The stages of boot.c and the entries handoff() adds (15 at most now), with room to grow. */
 #define TIMING_MAX_STAGES 24
 #define TIMING_NAME_MAX 24
-#define TIMINGS_PATH "/run/earlymount/timings"
+#define TIMINGS_PATH EARLYMOUNT_RUN "/timings"
 
 struct timing_stage {
 	char name[TIMING_NAME_MAX];

@@ -10,11 +10,10 @@
 #include "cmdline.h"
 #include "disk.h"
 #include "dps.h"
+#include "paths.h"
 #include "verity.h"
 
 #define SYSROOT "/sysroot"
-/* Where earlymount keeps its own mounts and state in the initramfs (moved with /run). */
-#define EARLYMOUNT_RUN "/run/earlymount"
 
 #define PLAN_MAX_STEPS 64
 #define PLAN_MAX_NOTES 32

@@ -12,7 +12,6 @@
 
 #define ROOT_MOUNT_POINT SYSROOT
 #define LABEL_SHOWN 64
-#define MAPPER_DIR "/dev/mapper/"
 #define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
 
 struct text {

@@ -68,7 +68,7 @@ bool luks_names_device(const struct planner *p, const char *device, char *uuid_s
 		       size_t size)
 {
 	const struct luks_cmdline *l = &p->opts->luks;
-	const char *name = device ? startswith(device, MAPPER_DIR) : NULL;
+	const char *name = device ? startswith(device, DM_MAPPER_DIR "/") : NULL;
 	char wanted[DM_NAME_LEN];
 
 	for (size_t i = 0; name && l->enabled && i < l->n_volumes; i++) {
@@ -154,7 +154,7 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 		volume_name(v, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "%s", default_name);
-	snprintf(mapper, mapper_size, MAPPER_DIR "%s", name);
+	snprintf(mapper, mapper_size, DM_MAPPER_DIR "/%s", name);
 	if (spec)
 		r = copy_field(p, source, sizeof(source), spec, "device");
 	else

@@ -41,7 +41,7 @@ static const struct part *discovered_image(const struct planner *p)
  * the volume unlocked first, with the key of the hibernated system. */
 static bool encrypted(const char *spec, const struct part *part)
 {
-	return startswith(spec, MAPPER_DIR) || startswith(spec, "/dev/dm-") || part_is_luks(part);
+	return startswith(spec, DM_MAPPER_DIR "/") || startswith(spec, "/dev/dm-") || part_is_luks(part);
 }
 
 static int add_resume_step(struct planner *p, const char *source, const struct part *part,

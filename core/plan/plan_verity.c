@@ -22,7 +22,7 @@ static void pick_init(struct verity_pick *v, const struct verity_spec *spec, con
 	v->data_role = data_role;
 	v->hash_role = hash_role;
 	v->hash_key = hash_key;
-	snprintf(v->mapper, sizeof(v->mapper), MAPPER_DIR "%s", name);
+	snprintf(v->mapper, sizeof(v->mapper), DM_MAPPER_DIR "/%s", name);
 }
 
 /* root= or mount.usr= may name the verity device itself, which no partition is. */
