@@ -12,14 +12,16 @@
 
 #include "apifs.h"
 #include "ask_password.h"
-#include "cmdline.h"
 #include "boot.h"
+#include "cmdline.h"
 #include "devices.h"
 #include "dps.h"
 #include "efivars.h"
 #include "emergency.h"
 #include "execute.h"
 #include "fallback.h"
+#include "fileio.h"
+#include "fsck.h"
 #include "hooks.h"
 #include "log.h"
 #include "luks_open.h"
@@ -540,6 +542,9 @@ static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan
 	}
 	r = execute_steps(b->plan.steps, done, b->plan.n_steps, ctx);
 failed:
+	/* fsck repaired what was mounted next and wants a clean start (as mkinitcpio does) */
+	if (r == FSCK_REBOOT)
+		emergency_reboot(ctx->why);
 	if (r < 0) {
 		*failed_step = &b->plan.steps[ctx->failed];
 		fail_with(b, r, "%s", ctx->why);

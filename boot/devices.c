@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "format_size.h"
 #include "sysfs.h"
 #include "dps.h"
 #include "log.h"
@@ -529,20 +530,6 @@ int devices_wait(struct devices *d, int timeout_ms,
 	}
 out:
 	return r;
-}
-
-/* "1.5 GiB" style, for people reading a boot log. */
-static void format_size(uint64_t bytes, char *buf, size_t size)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)bytes;
-	size_t u = 0;
-
-	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
 }
 
 static uint64_t disk_size(const struct disk *disk)

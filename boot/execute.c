@@ -14,6 +14,7 @@
 
 #include "dm.h"
 #include "execute.h"
+#include "fileio.h"
 #include "fsck.h"
 #include "log.h"
 #include "luks_helper.h"
@@ -29,29 +30,6 @@
 #define FILESYSTEMS_MAX 4096
 /* A factory tree deeper than this is a loop or a mistake, not defaults for /etc. */
 #define POPULATE_DEPTH_MAX 32
-
-int make_directories(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-	int r = copy_str(buf, sizeof(buf), path);
-
-	if (r < 0)
-		goto out;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			goto out;
-		}
-		*p = '/';
-	}
-	if (mkdir(buf, mode) < 0 && errno != EEXIST)
-		r = -errno;
-out:
-	return r;
-}
 
 bool filesystems_text_has(const char *text, const char *fstype)
 {
@@ -490,7 +468,6 @@ static int make_dir_at(int dir_fd, const char *name, mode_t mode)
 
 static int copy_file_at(int src_dir, int dst_dir, const char *name, const struct stat *st)
 {
-	char buf[16384];
 	int in = openat(src_dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	int out = -1;
 	int r = 0;
@@ -504,27 +481,7 @@ static int copy_file_at(int src_dir, int dst_dir, const char *name, const struct
 		r = -errno;
 		goto out;
 	}
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : 0;
-			break;
-		}
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(out, buf + done, (size_t)(n - done));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				r = w < 0 ? -errno : -EIO;
-				goto out;
-			}
-			done += w;
-		}
-	}
+	r = copy_fd(in, out);
 	if (r == 0 && (fchown(out, st->st_uid, st->st_gid) < 0 ||
 		       fchmod(out, st->st_mode & 07777) < 0))
 		r = -errno;

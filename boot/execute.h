@@ -43,8 +43,6 @@ void execute_undo(const struct plan_step *steps, size_t from, size_t to, struct 
 int execute_resolve_source(const struct plan_step *step, const struct disk_set *disks,
 			   char *out, size_t size, const struct part **part);
 
-/* mkdir -p: parents 0755, the last one mode. 0 or -errno. */
-int make_directories(const char *path, mode_t mode);
 
 /* Whether /proc/filesystems-style text lists fstype. Pure. */
 bool filesystems_text_has(const char *text, const char *fstype);

@@ -9,8 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "emergency.h"
+#include "child.h"
 #include "execute.h"
+#include "fileio.h"
 #include "fsck.h"
 #include "log.h"
 #include "util.h"
@@ -81,25 +82,12 @@ static void output_tail(const struct output *o, char *out, size_t size)
 					 o->tail[i % FSCK_TAIL_LINES]);
 }
 
-static void child_exec(int out_fd, const char *const *argv)
-{
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (null >= 0)
-		dup2(null, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	dup2(out_fd, STDERR_FILENO);
-	execv(argv[0], (char *const *)argv);
-	_exit(127);
-}
-
 /* Reads the child's output until it closes, then waits for it: its exit code, -1 when it was
  * killed (or could not be waited for). */
 static int collect(pid_t pid, int fd, struct output *o)
 {
 	char buf[512];
 	ssize_t n;
-	pid_t done;
 	int status = 0;
 
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
@@ -110,9 +98,7 @@ static int collect(pid_t pid, int fd, struct output *o)
 		output_add(o, buf, (size_t)n);
 	}
 	line_end(o);
-	while ((done = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	return done == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return child_wait(pid, &status) == 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int fsck_run(const char *device, const char *fstype, const char *options,
@@ -123,6 +109,7 @@ int fsck_run(const char *device, const char *fstype, const char *options,
 	const char *argv[ARGV_MAX];
 	char words[64];
 	int fds[2] = { -1, -1 };
+	int null;
 	pid_t pid;
 	int r = c ? 0 : -EOPNOTSUPP;
 
@@ -138,13 +125,14 @@ int fsck_run(const char *device, const char *fstype, const char *options,
 		goto out;
 	memset(&o, 0, sizeof(o));
 	o.program = strrchr(result->checker, '/') + 1;
-	pid = fork();
-	if (pid == 0)
-		child_exec(fds[1], argv);
-	if (pid < 0) {
-		r = -errno;
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	r = child_start(&(struct child_spec){ .argv = argv, .in = null, .out = fds[1], .err = fds[1],
+					     .exec_failed = 127 },
+			&pid);
+	if (null >= 0)
+		close(null);
+	if (r < 0)
 		goto out;
-	}
 	close(fds[1]);
 	fds[1] = -1;
 	result->status = collect(pid, fds[0], &o);
@@ -227,13 +215,11 @@ int fsck_check(const char *device, const char *fstype, const char *target, const
 		log_notice("%s (%s, for %s): %s repaired errors (exit 1); the boot goes on", device,
 			   fstype, target, res.checker);
 		break;
-	case FSCK_VERDICT_REBOOT: {
-		char reason[PLAN_TEXT + 128];
-
-		snprintf(reason, sizeof(reason), "%s (%s, for %s): %s repaired errors and asks for "
-			 "a reboot (exit %d)", device, fstype, target, res.checker, res.status);
-		emergency_reboot(reason);
-	}
+	case FSCK_VERDICT_REBOOT:
+		r = FSCK_REBOOT;
+		snprintf(why, why_size, "%s (%s, for %s): %s repaired errors and asks for a reboot "
+			 "(exit %d)", device, fstype, target, res.checker, res.status);
+		goto out;
 	case FSCK_VERDICT_FAILED:
 	default:
 		r = -EUCLEAN;

@@ -2,9 +2,15 @@
  * core/fsck_rules.h). */
 #pragma once
 
+#include <errno.h>
 #include <stddef.h>
 
 #include "fsck_rules.h"
+
+/* fsck_check()'s answer when the checker repaired errors and asks for a reboot (exit 2 or 3).
+ * The kernel never gives userspace ERESTART, so no mount or device error can be mistaken for
+ * it. */
+#define FSCK_REBOOT (-ERESTART)
 
 struct fsck_result {
 	enum fsck_verdict verdict;
@@ -22,8 +28,8 @@ int fsck_run(const char *device, const char *fstype, const char *options,
 
 /* The OP_FSCK step: checks device (what target will be mounted from) with options, and
  * judges the verdict. 0 to go on: clean, repaired (logged), or not checked because fstype
- * has no checker or the image holds none (logged). A repair that asks for a reboot reboots.
- * -errno with why naming the device, the mount point, the exit code and the checker's last
+ * has no checker or the image holds none (logged). FSCK_REBOOT, with why saying so, when a
+ * repair asks for a reboot: the boot decides what to do. -errno with why naming the device, the mount point, the exit code and the checker's last
  * lines when errors are left or the checker could not run. When target is the root, a check
  * that let the boot go on leaves FSCK_ROOT_FLAG. */
 int fsck_check(const char *device, const char *fstype, const char *target, const char *options,

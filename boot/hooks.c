@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "hooks.h"
 #include "log.h"
 #include "util.h"
@@ -337,12 +338,10 @@ static int run_one(const char *path, char *const envp[], char *why, size_t why_s
 			 path, strerror(r));
 		return -r;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			r = -errno;
-			snprintf(why, why_size, "unable to wait for hook %s: %s", path, strerror(-r));
-			return r;
-		}
+	r = child_wait(pid, &status);
+	if (r < 0) {
+		snprintf(why, why_size, "unable to wait for hook %s: %s", path, strerror(-r));
+		return r;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;

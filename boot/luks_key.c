@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "execute.h"
+#include "fileio.h"
 #include "luks_helper.h"
 #include "luks_key.h"
 #include "plan.h"

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "ask_password.h"
+#include "child.h"
+#include "fileio.h"
 #include "log.h"
 #include "luks.h"
 #include "luks_helper.h"
@@ -60,21 +62,6 @@ void luks_forget(void)
 	n_cached = 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void read_message(int fd, char *msg, size_t size)
 {
 	size_t used = 0;
@@ -95,16 +82,6 @@ static void read_message(int fd, char *msg, size_t size)
 	msg[strcspn(msg, "\n")] = '\0';
 }
 
-static void run_child(const char *const argv[], int key_fd, int msg_fd)
-{
-	if (dup2(key_fd, STDIN_FILENO) < 0 || dup2(msg_fd, STDOUT_FILENO) < 0 ||
-	    dup2(msg_fd, STDERR_FILENO) < 0)
-		_exit(LUKS_EXIT_FAILED);
-	execv(argv[0], (char *const *)argv);
-	dprintf(STDERR_FILENO, "unable to run %s: %s", argv[0], strerror(errno));
-	_exit(LUKS_EXIT_FAILED);
-}
-
 /* Runs the helper with key on its stdin: its exit code, or -errno when it could not run. */
 static int run_helper(const char *const argv[], const char *key, size_t len, char *msg,
 		      size_t msg_size)
@@ -120,13 +97,11 @@ static int run_helper(const char *const argv[], const char *key, size_t len, cha
 		r = -errno;
 		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
+	r = child_start(&(struct child_spec){ .argv = argv, .in = key_pipe[0], .out = msg_pipe[1],
+					     .err = msg_pipe[1], .exec_failed = LUKS_EXIT_FAILED },
+			&pid);
+	if (r < 0)
 		goto out;
-	}
-	if (pid == 0)
-		run_child(argv, key_pipe[0], msg_pipe[1]);
 	close(key_pipe[0]);
 	close(msg_pipe[1]);
 	key_pipe[0] = msg_pipe[1] = -1;
@@ -137,11 +112,9 @@ static int run_helper(const char *const argv[], const char *key, size_t len, cha
 	close(key_pipe[1]);
 	key_pipe[1] = -1;
 	read_message(msg_pipe[0], msg, msg_size);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			r = -errno;
-			goto out;
-		}
+	r = child_wait(pid, &status);
+	if (r < 0)
+		goto out;
 	r = WIFEXITED(status) ? WEXITSTATUS(status) : LUKS_EXIT_FAILED;
 	if (!WIFEXITED(status))
 		snprintf(msg, msg_size, "%s was killed by signal %d", argv[0], WTERMSIG(status));

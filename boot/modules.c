@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "log.h"
 #include "modalias.h"
 #include "modules.h"
@@ -36,20 +37,6 @@ enum load_mode {
 	LOAD_BACKGROUND, /* in the background, yielding */
 };
 
-void modules_log_libkmod(void *data, int priority, const char *file, int line, const char *fn,
-			 const char *format, va_list args)
-{
-	char text[512];
-	size_t len;
-
-	vsnprintf(text, sizeof(text), format, args);
-	len = strlen(text);
-	if (len > 0 && text[len - 1] == '\n')
-		text[len - 1] = '\0';
-	/* libkmod's errors are details of a failure we report ourselves with context */
-	log_msg(LOG_DEBUG, "libkmod: %s", text);
-}
-
 int modules_open(struct modules *m)
 {
 	int r;
@@ -60,7 +47,7 @@ int modules_open(struct modules *m)
 		r = -ENOMEM;
 		goto out;
 	}
-	kmod_set_log_fn(m->ctx, modules_log_libkmod, NULL);
+	kmod_set_log_fn(m->ctx, log_libkmod, NULL);
 	r = kmod_load_resources(m->ctx);
 	if (r < 0) {
 		kmod_unref(m->ctx);
@@ -202,8 +189,7 @@ static int loader_finish(struct modules *m, size_t i)
 	if (n != (ssize_t)sizeof(result))
 		result = -EIO; /* the loader died before it could answer */
 	/* ECHILD: an emergency shell's reaper took it; its answer is in the pipe all the same */
-	while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	(void)child_wait(l->pid, NULL);
 	r = insert_result(m, l->name, l->wanted_for, result);
 	loader_release(m, i);
 	return r;

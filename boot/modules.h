@@ -107,7 +107,4 @@ int modules_reap(struct modules *m, bool wait);
  * the bound (left alone: see modules.c). *waited_ms is the time spent. Number left. */
 size_t modules_finish(struct modules *m, int timeout_ms, double *waited_ms);
 void modules_close(struct modules *m);
-/* libkmod's log function, to kmod_set_log_fn(): its messages at debug level, since each
- * failure they describe is reported once, with context, by the caller. */
-void modules_log_libkmod(void *data, int priority, const char *file, int line, const char *fn,
-			 const char *format, va_list args);
+

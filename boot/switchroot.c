@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "log.h"
 #include "plan.h"
 #include "switchroot.h"
@@ -107,9 +108,10 @@ static int init_runnable_by_chroot(int root_fd, const char *path)
 			e = EACCES;
 		_exit(e > 0 && e < 256 ? e : (e ? EIO : 0));
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
+	int r = child_wait(pid, &status);
+
+	if (r < 0)
+		return r;
 	return WIFEXITED(status) ? -WEXITSTATUS(status) : -EIO;
 }
 

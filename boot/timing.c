@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "timing.h"
 #include "util.h"
@@ -104,18 +105,7 @@ static int write_file(const char *path, const char *text, size_t len)
 
 	if (fd < 0)
 		return -errno;
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		text += n;
-		len -= (size_t)n;
-	}
+	r = write_all(fd, text, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	return r;

@@ -56,62 +56,6 @@ const struct part *disk_find_overlap(const struct disk *disk, const struct part 
 	return found;
 }
 
-/* The multi-byte forms of UTF-8: lead-byte pattern, length, smallest code point (smaller
- * ones in that form are overlong). */
-static const struct utf8_form {
-	unsigned char mask;
-	unsigned char lead;
-	size_t len;
-	uint32_t smallest;
-} utf8_forms[] = {
-	{ 0xe0, 0xc0, 2, 0x80 },
-	{ 0xf0, 0xe0, 3, 0x800 },
-	{ 0xf8, 0xf0, 4, 0x10000 },
-};
-
-/* The length of the UTF-8 sequence at s, or 0 when it is malformed. */
-static size_t utf8_char_length(const unsigned char *s)
-{
-	const struct utf8_form *form = NULL;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	for (size_t i = 0; i < ARRAY_SIZE(utf8_forms) && !form; i++)
-		if ((s[0] & utf8_forms[i].mask) == utf8_forms[i].lead)
-			form = &utf8_forms[i];
-	if (!form)
-		return 0;
-	cp = s[0] & (unsigned char)~form->mask;
-	/* A continuation byte is never NUL, so this stops at the end of s. */
-	for (size_t i = 1; i < form->len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if (cp < form->smallest || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return form->len;
-}
-
-size_t utf8_sanitize(char *s)
-{
-	unsigned char *p = (unsigned char *)s;
-	size_t replaced = 0;
-
-	while (*p) {
-		size_t len = utf8_char_length(p);
-
-		if (len == 0) {
-			*p = '?';
-			replaced++;
-			len = 1;
-		}
-		p += len;
-	}
-	return replaced;
-}
-
 static bool part_matches(const struct part *p, const char *spec)
 {
 	const char *v;

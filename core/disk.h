@@ -9,6 +9,7 @@
 
 #include "uuid.h"
 #include "verity.h"
+#include "utf8.h" /* labels are kept as utf8_sanitize() leaves them */
 
 struct part {
 	unsigned number;           /* 1-based partition number */
@@ -55,12 +56,6 @@ uint64_t part_end(const struct part *part);
 /* Another partition of disk whose byte range [start, end) shares a byte with part's, or
  * NULL. An empty range shares none. */
 const struct part *disk_find_overlap(const struct disk *disk, const struct part *part);
-
-/* Replaces, in place, every byte of s that is not part of well-formed UTF-8 (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF) with '?'. Partition names come from
- * the disk as UTF-16, and libblkid turns an unpaired surrogate into bytes no UTF-8 reader takes.
- * Returns how many bytes were replaced. */
-size_t utf8_sanitize(char *s);
 
 /* Finds the partition a device spec names — a /dev path, PARTUUID=, PARTLABEL=, UUID=,
  * LABEL= — and its disk (either out pointer may be NULL). UUIDs compare case-insensitively.

@@ -12,6 +12,7 @@
 #include "dps.h"
 #include "emergency.h"
 #include "failure.h"
+#include "host_args.h"
 #include "plan.h"
 #include "plan_format.h"
 #include "probe.h"
@@ -56,17 +57,14 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Reports a usage error in one line and points at --help. */
 static int usage_error(const char *what, const char *value)
 {
-	fprintf(stderr, "earlymount plan: %s%s%s%s\n", what, value ? " '" : "", value ? value : "",
-		value ? "'" : "");
-	fprintf(stderr, "Try 'earlymount plan --help'.\n");
-	return EXIT_USAGE;
+	return host_usage_error("plan", what, value);
 }
 
-static int parse_option(int c, const char *word, struct plan_args *args)
+static int parse_option(int c, const char *word, void *ctx)
 {
+	struct plan_args *args = ctx;
 	int r = 0;
 
 	switch (c) {
@@ -101,25 +99,16 @@ static int parse_option(int c, const char *word, struct plan_args *args)
 	case 'h':
 		args->help = true;
 		break;
-	case ':':
-		r = usage_error("this option needs a value:", word);
-		break;
-	default:
-		r = usage_error("unknown option", word);
-		break;
 	}
 	return r;
 }
 
 static int parse_args(int argc, char **argv, struct plan_args *args)
 {
-	int c, r = 0;
+	int r;
 
 	args->machine.arch = arch_native();
-	optind = 0; /* glibc: start over, so a second call (tests) parses afresh */
-	opterr = 0; /* usage_error() says it, in our words */
-	while (r == 0 && (c = getopt_long(argc, argv, "+:i:c:m:a:l:jh", long_options, NULL)) != -1)
-		r = parse_option(c, argv[optind - 1], args);
+	r = host_getopt("plan", argc, argv, "+:i:c:m:a:l:jh", long_options, parse_option, args);
 	if (r == 0 && optind < argc)
 		r = usage_error("unexpected argument", argv[optind]);
 	/* a root on a host share needs no disk: a --cmdline alone can plan it */

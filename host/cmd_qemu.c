@@ -15,9 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "execute.h"
+#include "fileio.h"
+#include "host_args.h"
 #include "initramfs.h"
 #include "log.h"
 #include "qemu_run.h"
@@ -83,9 +86,7 @@ static const struct option long_options[] = {
 
 static int usage_error(const char *what, const char *value)
 {
-	fprintf(stderr, "earlymount qemu: %s%s%s\nTry 'earlymount qemu --help'.\n", what,
-		value ? ": " : "", value ? value : "");
-	return EXIT_USAGE;
+	return host_usage_error("qemu", what, value);
 }
 
 static int parse_number(const char *s, unsigned max, unsigned *out)
@@ -101,8 +102,9 @@ static int parse_number(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-static int parse_option(int c, const char *value, struct qemu_args *a)
+static int parse_option(int c, const char *value, void *ctx)
 {
+	struct qemu_args *a = ctx;
 	unsigned n;
 	int r = 0;
 
@@ -124,24 +126,22 @@ static int parse_option(int c, const char *value, struct qemu_args *a)
 	case 's':
 		a->share = value;
 		if (!streq(value, "virtiofs") && !streq(value, "9p"))
-			r = usage_error("--share is virtiofs or 9p", value);
+			r = usage_error("--share is virtiofs or 9p, not", value);
 		break;
 	case 'A':
 		a->accel = value;
 		if (!streq(value, "kvm") && !streq(value, "tcg"))
-			r = usage_error("--accel is kvm or tcg", value);
+			r = usage_error("--accel is kvm or tcg, not", value);
 		break;
 	case 'm':
 		if (parse_number(value, 1024 * 1024, &a->memory_mib) < 0)
-			r = usage_error("--memory is a number of MiB", value);
+			r = usage_error("--memory is a number of MiB, not", value);
 		break;
 	case 't':
 		if (parse_number(value, 24 * 3600, &n) < 0)
-			r = usage_error("--timeout is a number of seconds", value);
+			r = usage_error("--timeout is a number of seconds, not", value);
 		a->timeout_sec = (int)n;
 		break;
-	case ':': r = usage_error("missing value for", value); break;
-	default: r = usage_error("unknown option", value); break;
 	}
 	return r;
 }
@@ -164,14 +164,11 @@ static int join_extra(struct qemu_args *a, int argc, char **argv)
 
 static int parse_args(int argc, char **argv, struct qemu_args *a)
 {
-	int c, r = 0;
+	int r;
 
 	a->arch = ARCH_INVALID;
 	a->memory_mib = 512;
-	optind = 0;
-	opterr = 0;
-	while (r == 0 && (c = getopt_long(argc, argv, "+:vh", long_options, NULL)) != -1)
-		r = parse_option(c, argv[optind - 1], a);
+	r = host_getopt("qemu", argc, argv, "+:vh", long_options, parse_option, a);
 	if (r == 0)
 		r = join_extra(a, argc, argv);
 	if (r == 0 && !a->help && !!a->image == !!a->root)
@@ -327,6 +324,7 @@ static int build_initramfs(const struct qemu_args *a, const char *moddir, const 
 	int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int status = 0;
 	pid_t pid;
+	int r;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	snprintf(dir, sizeof(dir), "%s", out);
@@ -338,16 +336,14 @@ static int build_initramfs(const struct qemu_args *a, const char *moddir, const 
 	if (a->verbose)
 		fprintf(stderr, "+ earlymount initramfs --moddir %s --init %s --arch %s -o %s\n", moddir,
 			init, arch_name(a->arch), tmp);
-	pid = fork();
-	if (pid == 0) {
-		if (!a->verbose && quiet >= 0)
-			dup2(quiet, STDOUT_FILENO);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	r = child_start(&(struct child_spec){ .argv = argv, .in = -1, .out = a->verbose ? -1 : quiet,
+					     .err = -1, .exec_failed = 127 },
+			&pid);
 	if (quiet >= 0)
 		close(quiet);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (r == 0)
+		r = child_wait(pid, &status);
+	if (r < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		log_err("earlymount initramfs failed for %s (see above)", moddir);
 		unlink(tmp);
 		return EXIT_SYSTEM;

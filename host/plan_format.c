@@ -5,42 +5,8 @@
 #include <string.h>
 
 #include "plan_format.h"
+#include "utf8.h"
 #include "util.h"
-
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates,
- * nothing above U+10FFFF), or 0 when the bytes there are not one. */
-static size_t utf8_sequence_length(const unsigned char *s, size_t avail)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > avail)
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 /* A JSON string: quotes and backslashes escaped, control characters as \u00XX, bytes that
  * are not UTF-8 as U+FFFD so the document stays valid. Reads at most max bytes of s. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "fileio.h"
 #include "log.h"
 #include "qemu_run.h"
 #include "util.h"
@@ -305,7 +306,7 @@ static int follow_console(const struct qemu_vm *vm, int fd, struct console_watch
 			continue;
 		if (n <= 0)
 			break;
-		write_all_fd(STDOUT_FILENO, buf, (size_t)n);
+		(void)write_all(STDOUT_FILENO, buf, (size_t)n);
 		watch_bytes(w, buf, (size_t)n);
 		if (w->verdict == QEMU_END_FAILED)
 			break;

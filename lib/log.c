@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "util.h"
 
@@ -64,19 +65,6 @@ int log_get_max_level(void)
 	return log_state.max_level;
 }
 
-void write_all_fd(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
-}
 
 static bool level_for_console(int level)
 {
@@ -101,7 +89,7 @@ static void console_write_line(const char *line, size_t len)
 	memcpy(buf + n, line, len);
 	n += len;
 	buf[n++] = '\n';
-	write_all_fd(STDERR_FILENO, buf, n);
+	(void)write_all(STDERR_FILENO, buf, n); /* nowhere to report a failure */
 }
 
 /* Cuts at most max bytes without splitting a UTF-8 sequence. */
@@ -138,7 +126,7 @@ static void kmsg_write_line(int level, const char *line, size_t len)
 	len = utf8_cut(line, len, room);
 	memcpy(buf + head, line, len);
 	buf[head + len] = '\n';
-	write_all_fd(log_state.kmsg_fd, buf, (size_t)head + len + 1);
+	(void)write_all(log_state.kmsg_fd, buf, (size_t)head + len + 1);
 	log_state.kmsg_lines++;
 }
 
@@ -273,4 +261,18 @@ void log_msg(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vmsg(level, fmt, ap);
 	va_end(ap);
+}
+
+void log_libkmod(void *data, int priority, const char *file, int line, const char *fn,
+		 const char *format, va_list args)
+{
+	char text[512];
+	size_t len;
+
+	vsnprintf(text, sizeof(text), format, args);
+	len = strlen(text);
+	if (len > 0 && text[len - 1] == '\n')
+		text[len - 1] = '\0';
+	/* libkmod's errors are details of a failure we report ourselves with context */
+	log_msg(LOG_DEBUG, "libkmod: %s", text);
 }

@@ -28,6 +28,7 @@ void log_vmsg(int level, const char *fmt, va_list ap);
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
-/* Writes all of buf to fd, again after EINTR; stops short at an error (nothing to report
- * it to). */
-void write_all_fd(int fd, const char *buf, size_t len);
+/* libkmod's log function, to kmod_set_log_fn(): its messages at debug level, since each
+ * failure they describe is reported once, with context, by the caller. */
+void log_libkmod(void *data, int priority, const char *file, int line, const char *fn,
+		 const char *format, va_list args);

@@ -12,66 +12,16 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "format_size.h"
 #include "initramfs.h"
 #include "log.h"
 #include "luks_helper.h"
 #include "util.h"
 
-int name_list_add(struct name_list *list, const char *name)
-{
-	char **grown = realloc(list->names, (list->n + 1) * sizeof(*grown));
-	int r = -ENOMEM;
-
-	if (!grown)
-		goto out;
-	list->names = grown;
-	list->names[list->n] = strdup(name);
-	if (list->names[list->n]) {
-		list->n++;
-		r = 0;
-	}
-out:
-	return r;
-}
-
-bool name_list_has(const struct name_list *list, const char *name)
-{
-	for (size_t i = 0; i < list->n; i++)
-		if (streq(list->names[i], name))
-			return true;
-	return false;
-}
-
-void name_list_free(struct name_list *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->names[i]);
-	free(list->names);
-	list->names = NULL;
-	list->n = 0;
-}
-
 static void name_list_print(const struct name_list *list, FILE *out)
 {
 	for (size_t i = 0; i < list->n; i++)
 		fprintf(out, "%s%s", i ? ", " : "", list->names[i]);
-}
-
-static void format_size(uint64_t bytes, char *buf, size_t size)
-{
-	if (bytes >= 1024 * 1024)
-		snprintf(buf, size, "%.1f MiB", (double)bytes / (1024 * 1024));
-	else if (bytes >= 1024)
-		snprintf(buf, size, "%.1f KiB", (double)bytes / 1024);
-	else
-		snprintf(buf, size, "%u bytes", (unsigned)bytes);
-}
-
-int path_join(char *out, size_t size, const char *dir, const char *name)
-{
-	int n = snprintf(out, size, "%s/%s", dir, name);
-
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 static void print_checkers(const struct builder *b)
@@ -250,7 +200,9 @@ static int open_and_choose(struct builder *b)
 		r = EXIT_SYSTEM;
 		goto out;
 	}
-	r = initramfs_choose_modules(b);
+	r = b->host_only ? initramfs_choose_host_modules(b) : initramfs_choose_default_modules(b);
+	if (r >= 0)
+		r = initramfs_choose_asked_modules(b);
 	if (r < 0)
 		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL || r == -ENODATA ?
 			EXIT_USAGE : EXIT_SYSTEM;

@@ -11,7 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "compress.h"
+#include "path.h"
+#include "fileio.h"
 #include "util.h"
 
 extern char **environ;
@@ -91,9 +94,6 @@ const char *compress_suffix(enum compression c)
 int compress_find_program(enum compression c, char *path, size_t size)
 {
 	const struct compressor *z = compressor_of(c);
-	const char *env = getenv("PATH");
-	char dirs[4096];
-	char *save = NULL;
 	int r = -EINVAL;
 
 	if (!z || size == 0)
@@ -102,42 +102,10 @@ int compress_find_program(enum compression c, char *path, size_t size)
 	r = 0;
 	if (!z->program)
 		goto out;
-	r = COPY_STR(dirs, env && *env ? env : "/usr/bin:/bin");
-	if (r < 0)
-		goto out;
-	r = -ENOENT;
-	for (char *dir = strtok_r(dirs, ":", &save); dir && r < 0; dir = strtok_r(NULL, ":", &save)) {
-		int n = snprintf(path, size, "%s/%s", dir, z->program);
-
-		if (n > 0 && (size_t)n < size && access(path, X_OK) == 0)
-			r = 0;
-	}
+	r = path_find_program(z->program, NULL, path, size);
 	if (r < 0)
 		path[0] = '\0';
 out:
-	return r;
-}
-
-static int copy_fd(int in_fd, int out_fd)
-{
-	char buf[65536];
-	ssize_t n;
-	int r = 0;
-
-	while (r == 0 && (n = read(in_fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			r = errno == EINTR ? 0 : -errno;
-			continue;
-		}
-		for (ssize_t done = 0; r == 0 && done < n;) {
-			ssize_t w = write(out_fd, buf + done, (size_t)(n - done));
-
-			if (w < 0)
-				r = errno == EINTR ? 0 : -errno;
-			else
-				done += w;
-		}
-	}
 	return r;
 }
 
@@ -212,12 +180,8 @@ static int run_program(const struct compressor *z, const char *program, int in_f
 	posix_spawn_file_actions_destroy(&actions);
 	if (r < 0)
 		goto out;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			r = -errno;
-			goto out;
-		}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	r = child_wait(pid, &status);
+	if (r == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
 		r = -EIO;
 out:
 	free(env);

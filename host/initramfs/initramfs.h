@@ -13,6 +13,8 @@
 #include "compress.h"
 #include "cpio.h"
 #include "dps.h"
+#include "name_list.h"
+#include "path.h"
 
 struct kmod_ctx;
 
@@ -23,11 +25,6 @@ struct chosen_module {
 	bool requested; /* named by the default set or --module, not pulled in as a dependency */
 	uint64_t size;
 	uint64_t stored_size; /* in the image, compressed or not */
-};
-
-struct name_list {
-	char **names;
-	size_t n;
 };
 
 struct builder {
@@ -73,12 +70,6 @@ struct builder {
 	struct cpio_archive cpio;
 };
 
-/* cmd_initramfs.c */
-int name_list_add(struct name_list *list, const char *name);
-bool name_list_has(const struct name_list *list, const char *name);
-void name_list_free(struct name_list *list);
-int path_join(char *out, size_t size, const char *dir, const char *name);
-
 /* initramfs_args.c: 0, 1 after --help, or -EINVAL (reported) */
 int initramfs_parse_args(struct builder *b, int argc, char **argv);
 
@@ -92,7 +83,10 @@ int elf_dependencies(const char *path, char *interp, size_t interp_size, struct 
 
 /* initramfs_modules.c */
 int initramfs_open_kmod(struct builder *b);
-int initramfs_choose_modules(struct builder *b);
+/* The default set: what earlymount boots from on most machines. */
+int initramfs_choose_default_modules(struct builder *b);
+/* What --luks and --module ask for, beside either set. */
+int initramfs_choose_asked_modules(struct builder *b);
 /* Adds what name resolves to (a module, an alias, a modalias) with its dependencies and
  * pre-softdeps. -ENOENT (not reported) when the kernel has no such module. */
 int initramfs_choose_module(struct builder *b, const char *name);

@@ -11,7 +11,6 @@
 #include "initramfs.h"
 #include "log.h"
 #include "luks_helper.h"
-#include "modules.h"
 #include "util.h"
 
 /* The drivers and filesystems a disk-booting machine most likely needs, by the names Debian's
@@ -87,7 +86,7 @@ int initramfs_open_kmod(struct builder *b)
 		log_err("unable to open the module directory %s: %s", b->moddir, strerror(-r));
 		goto out;
 	}
-	kmod_set_log_fn(b->kmod, modules_log_libkmod, NULL);
+	kmod_set_log_fn(b->kmod, log_libkmod, NULL);
 	r = kmod_load_resources(b->kmod);
 	if (r < 0)
 		log_err("unable to load the module indexes of %s: %s (run depmod -b ROOT %s)", b->moddir,
@@ -279,7 +278,7 @@ static int choose_luks_modules(struct builder *b)
 	return r;
 }
 
-static int choose_default_modules(struct builder *b)
+int initramfs_choose_default_modules(struct builder *b)
 {
 	int r = 0;
 
@@ -297,11 +296,11 @@ static int choose_default_modules(struct builder *b)
 	return r;
 }
 
-int initramfs_choose_modules(struct builder *b)
+int initramfs_choose_asked_modules(struct builder *b)
 {
-	int r = b->host_only ? initramfs_choose_host_modules(b) : choose_default_modules(b);
+	int r = 0;
 
-	if (r >= 0 && b->luks)
+	if (b->luks)
 		r = choose_luks_modules(b);
 	for (size_t i = 0; i < b->extra_modules.n && r >= 0; i++) {
 		r = initramfs_choose_module(b, b->extra_modules.names[i]);

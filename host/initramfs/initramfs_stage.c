@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "initramfs.h"
 #include "log.h"
 #include "util.h"
@@ -98,40 +99,22 @@ int initramfs_remove_tree(int dirfd, const char *name)
 	return unlinkat(dirfd, name, flags) < 0 ? -errno : 0;
 }
 
-static bool find_program(const char *name, char *found, size_t size)
-{
-	/* depmod lives in /sbin, which is not on an ordinary user's PATH in Debian */
-	const char *env = getenv("PATH");
-	char path[4096];
-	char *save = NULL;
-	bool ok = false;
-
-	snprintf(path, sizeof(path), "%s:/usr/sbin:/sbin", env ? env : "/usr/bin:/bin");
-	for (char *dir = strtok_r(path, ":", &save); dir && !ok; dir = strtok_r(NULL, ":", &save))
-		ok = path_join(found, size, dir, name) == 0 && access(found, X_OK) == 0;
-	return ok;
-}
-
 static int run_depmod(const struct builder *b, const char *depmod)
 {
-	pid_t pid = fork();
+	const char *argv[] = { depmod, "-b", b->staging, b->kver, NULL };
+	pid_t pid;
 	int status;
-	int r = 0;
+	int r = child_start(&(struct child_spec){ .argv = argv, .in = -1, .out = -1, .err = -1,
+						 .exec_failed = 127 },
+			    &pid);
 
-	if (pid < 0) {
-		r = -errno;
+	if (r < 0) {
 		log_err("unable to start %s: %s", depmod, strerror(-r));
 		goto out;
 	}
-	if (pid == 0) {
-		execl(depmod, "depmod", "-b", b->staging, b->kver, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			r = -errno;
-			goto out;
-		}
+	r = child_wait(pid, &status);
+	if (r < 0)
+		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		log_err("%s -b %s %s failed (%s %d)", depmod, b->staging, b->kver,
 			WIFEXITED(status) ? "exit status" : "signal",
@@ -236,7 +219,8 @@ int initramfs_stage_modules(struct builder *b, char *stage_dir, size_t size)
 				      true);
 	if (r < 0)
 		goto out;
-	if (find_program("depmod", depmod, sizeof(depmod))) {
+	/* depmod lives in /sbin, which is not on an ordinary user's PATH in Debian */
+	if (path_find_program("depmod", "/usr/sbin:/sbin", depmod, sizeof(depmod)) == 0) {
 		r = run_depmod(b, depmod);
 		goto out;
 	}

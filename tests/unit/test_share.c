@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "execute.h"
+#include "fileio.h"
 #include "share.h"
 
 static char root[64];

@@ -1,0 +1,37 @@
+/* Child processes: starting a program with its standard streams set, and waiting for it. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+
+static void __attribute__((noreturn)) child_exec(const struct child_spec *spec)
+{
+	const int want[3] = { spec->in, spec->out, spec->err };
+
+	for (int fd = 0; fd < 3; fd++)
+		if (want[fd] >= 0 && dup2(want[fd], fd) < 0)
+			_exit(spec->exec_failed);
+	execv(spec->argv[0], (char *const *)spec->argv);
+	dprintf(STDERR_FILENO, "unable to run %s: %s\n", spec->argv[0], strerror(errno));
+	_exit(spec->exec_failed);
+}
+
+int child_start(const struct child_spec *spec, pid_t *pid)
+{
+	*pid = fork();
+	if (*pid == 0)
+		child_exec(spec);
+	return *pid < 0 ? -errno : 0;
+}
+
+int child_wait(pid_t pid, int *status)
+{
+	int r;
+
+	while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	return r < 0 ? -errno : 0;
+}
