@@ -230,6 +230,19 @@ $(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c luks/luks_helper.h $(call cs_l
 endef
 $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 
+# ---- the layer rule (README, Layout): read from the objects' symbols ----
+# The LUKS helper is linked from its source in one step; its object is made here for the check.
+LUKS_CHECK_OBJ := $(BUILD)/$(HOST_ARCH)/obj-luks/luks_helper.o
+$(LUKS_CHECK_OBJ): luks/luks_helper.c luks/luks_helper.h $(call cs_lib,$(HOST_ARCH))
+	@mkdir -p $(@D)
+	$(call say,CC,$@) $(CC_$(HOST_ARCH)) $(ALL_CFLAGS) $(INC_luks) -I$(CRYPTSETUP_ROOT)/src/lib -c $< -o $@
+
+.PHONY: check-layers
+check-layers: all $(LUKS_CHECK_OBJ)
+	@sh tests/layers/check -b $(BUILD) -a $(HOST_ARCH)
+	@sh tests/layers/selftest -b $(BUILD)
+check: check-layers
+
 # The tiny "real init" of the test images (qemu/probe-init.c), static, per arch.
 define probe_rules
 $(BUILD)/$(1)/probe-init: qemu/probe-init.c

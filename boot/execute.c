@@ -14,6 +14,7 @@
 
 #include "dm.h"
 #include "execute.h"
+#include "execute_skeleton.h"
 #include "fileio.h"
 #include "fsck.h"
 #include "log.h"
@@ -28,8 +29,6 @@
 
 /* Enough for any /proc/filesystems: ~40 lines of "nodev\tname\n". */
 #define FILESYSTEMS_MAX 4096
-/* A factory tree deeper than this is a loop or a mistake, not defaults for /etc. */
-#define POPULATE_DEPTH_MAX 32
 
 bool filesystems_text_has(const char *text, const char *fstype)
 {
@@ -447,257 +446,6 @@ static int op_umount(const struct plan_step *s, struct execute_ctx *ctx)
 	return r;
 }
 
-/* ---- the file-hierarchy skeleton: conditional, never replacing, warnings only ---- */
-
-static bool path_exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
-
-/* Creates dir_fd/name with exactly mode: mkdir alone would leave the umask's mark on 1777. */
-static int make_dir_at(int dir_fd, const char *name, mode_t mode)
-{
-	int r = 0;
-
-	if (mkdirat(dir_fd, name, mode) < 0 || fchmodat(dir_fd, name, mode, 0) < 0)
-		r = -errno;
-	return r;
-}
-
-static int copy_file_at(int src_dir, int dst_dir, const char *name, const struct stat *st)
-{
-	int in = openat(src_dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	int out = -1;
-	int r = 0;
-
-	if (in < 0) {
-		r = -errno;
-		goto out;
-	}
-	out = openat(dst_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (out < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = copy_fd(in, out);
-	if (r == 0 && (fchown(out, st->st_uid, st->st_gid) < 0 ||
-		       fchmod(out, st->st_mode & 07777) < 0))
-		r = -errno;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return r;
-}
-
-static int copy_symlink_at(int src_dir, int dst_dir, const char *name, const struct stat *st)
-{
-	char target[PATH_MAX];
-	ssize_t n = readlinkat(src_dir, name, target, sizeof(target) - 1);
-	int r = 0;
-
-	if (n < 0) {
-		r = -errno;
-		goto out;
-	}
-	target[n] = '\0';
-	if (symlinkat(target, dst_dir, name) < 0 ||
-	    fchownat(dst_dir, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
-		r = -errno;
-out:
-	return r;
-}
-
-static int copy_tree_at(int src_dir, int dst_dir, int depth, const char **failed);
-
-static int copy_entry_at(int src_dir, int dst_dir, const char *name, int depth,
-			 const char **failed)
-{
-	struct stat st;
-	int r = 0;
-
-	if (fstatat(src_dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		int from = -1, to = -1;
-
-		r = make_dir_at(dst_dir, name, st.st_mode & 07777);
-		if (r == 0 && fchownat(dst_dir, name, st.st_uid, st.st_gid, 0) < 0)
-			r = -errno;
-		if (r == 0 && (from = openat(src_dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-			r = -errno;
-		if (r == 0 && (to = openat(dst_dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-			r = -errno;
-		if (r == 0)
-			r = copy_tree_at(from, to, depth + 1, failed);
-		if (from >= 0)
-			close(from);
-		if (to >= 0)
-			close(to);
-	} else if (S_ISREG(st.st_mode)) {
-		r = copy_file_at(src_dir, dst_dir, name, &st);
-	} else if (S_ISLNK(st.st_mode)) {
-		r = copy_symlink_at(src_dir, dst_dir, name, &st);
-	} else {
-		r = -EOPNOTSUPP; /* device nodes and fifos do not belong in a factory tree */
-	}
-out:
-	if (r < 0 && !*failed)
-		*failed = name;
-	return r;
-}
-
-/* Copies what it can and returns the first error; *failed names the entry that had it. */
-static int copy_tree_at(int src_dir, int dst_dir, int depth, const char **failed)
-{
-	static char failed_name[NAME_MAX + 1];
-	DIR *dir;
-	struct dirent *de;
-	int fd, r = 0;
-
-	if (depth > POPULATE_DEPTH_MAX)
-		return -ELOOP;
-	fd = dup(src_dir);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
-	while ((de = readdir(dir))) {
-		const char *was = *failed;
-		int e;
-
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
-		e = copy_entry_at(src_dir, dst_dir, de->d_name, depth, failed);
-		if (e < 0 && r == 0)
-			r = e;
-		/* d_name dies with the next readdir: keep the name of the first failure. */
-		if (!was && *failed == de->d_name) {
-			copy_str(failed_name, sizeof(failed_name), de->d_name);
-			*failed = failed_name;
-		}
-	}
-	closedir(dir);
-	return r;
-}
-
-static bool dir_is_empty(const char *path)
-{
-	DIR *dir = opendir(path);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!dir)
-		return false;
-	while (empty && (de = readdir(dir)))
-		empty = streq(de->d_name, ".") || streq(de->d_name, "..");
-	closedir(dir);
-	return empty;
-}
-
-/* systemd-tmpfiles' "C": a factory tree fills a target that is missing or empty, else
- * nothing is touched. */
-static int op_populate(const struct plan_step *s, struct execute_ctx *ctx)
-{
-	struct stat st;
-	const char *failed = NULL;
-	int from = -1, to = -1;
-	int r = 0;
-
-	(void)ctx;
-	if (stat(s->source, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		log_debug("  skipped: no directory %s", s->source);
-		goto out;
-	}
-	if (path_exists(s->target) && !dir_is_empty(s->target)) {
-		log_debug("  skipped: %s is there already", s->target);
-		goto out;
-	}
-	if (!path_exists(s->target)) {
-		r = make_dir_at(AT_FDCWD, s->target, st.st_mode & 07777);
-		if (r == 0 && chown(s->target, st.st_uid, st.st_gid) < 0)
-			r = -errno;
-		if (r < 0) {
-			failed = s->target;
-			goto out;
-		}
-	}
-	from = open(s->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	to = open(s->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (from < 0 || to < 0) {
-		r = -errno;
-		failed = from < 0 ? s->source : s->target;
-		goto out;
-	}
-	r = copy_tree_at(from, to, 0, &failed);
-	if (r == 0)
-		log_info("skeleton: %s filled from %s", s->target, s->source);
-out:
-	if (r < 0)
-		log_warn("unable to copy %s into %s (at %s): %s; the real init finds what was copied",
-			 s->source, s->target, failed ? failed : "?", strerror(-r));
-	if (from >= 0)
-		close(from);
-	if (to >= 0)
-		close(to);
-	return 0;
-}
-
-static int op_skel_dir(const struct plan_step *s, struct execute_ctx *ctx)
-{
-	int r;
-
-	(void)ctx;
-	if (path_exists(s->target)) {
-		log_debug("  skipped: %s is there already", s->target);
-		return 0;
-	}
-	r = make_dir_at(AT_FDCWD, s->target, s->mode);
-	if (r == 0)
-		log_info("skeleton: made %s (mode %04o)", s->target, s->mode & 07777);
-	else
-		log_warn("unable to create the directory %s: %s; the real init may miss it",
-			 s->target, strerror(-r));
-	return 0;
-}
-
-/* The link's text is read from the link's own directory, as the kernel will read it. */
-static int op_skel_link(const struct plan_step *s, struct execute_ctx *ctx)
-{
-	char resolved[PATH_MAX];
-	const char *slash = strrchr(s->target, '/');
-	int dir_len = slash ? (int)(slash - s->target) : 0;
-	struct stat st;
-
-	(void)ctx;
-	if (path_exists(s->target)) {
-		log_debug("  skipped: %s is there already", s->target);
-		goto out;
-	}
-	if (s->source[0] == '/')
-		snprintf(resolved, sizeof(resolved), "%s", s->source);
-	else
-		snprintf(resolved, sizeof(resolved), "%.*s/%s", dir_len, s->target, s->source);
-	if (stat(resolved, &st) < 0) {
-		log_debug("  skipped: nothing at %s", resolved);
-		goto out;
-	}
-	if (symlinkat(s->source, AT_FDCWD, s->target) == 0)
-		log_info("skeleton: made %s -> %s", s->target, s->source);
-	else
-		log_warn("unable to create the symlink %s -> %s: %s; the real init may miss it",
-			 s->target, s->source, strerror(errno));
-out:
-	return 0;
-}
-
 /* A host share: its transport's module first (nothing else asks for it), then the mount;
  * a mount that fails says which shares the machine has. */
 static int op_share(const struct plan_step *s, struct execute_ctx *ctx)
@@ -734,9 +482,9 @@ static const struct op_runner {
 	[OP_VERITY] = { op_verity },
 	[OP_UNLOCK] = { op_unlock },
 	[OP_FSCK] = { op_fsck },
-	[OP_POPULATE] = { op_populate },
-	[OP_SKEL_DIR] = { op_skel_dir },
-	[OP_SKEL_LINK] = { op_skel_link },
+	[OP_POPULATE] = { execute_populate },
+	[OP_SKEL_DIR] = { execute_skel_dir },
+	[OP_SKEL_LINK] = { execute_skel_link },
 	[OP_RESUME] = { op_resume },
 	[OP_SHARE] = { op_share },
 };
