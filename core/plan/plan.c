@@ -14,23 +14,6 @@ const char *const plan_default_inits[] = {
 	"/sbin/init", "/etc/init", "/bin/init", "/bin/sh", NULL,
 };
 
-static const char *const plan_op_names[OP_MAX] = {
-	[OP_MOUNT] = "mount",     [OP_BIND] = "bind",       [OP_MOVE] = "move",
-	[OP_TMPFS] = "tmpfs",     [OP_OVERLAY] = "overlay", [OP_MKDIR] = "mkdir",
-	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
-	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",   [OP_FSCK] = "fsck",
-	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
-	[OP_RESUME] = "resume",
-	[OP_SHARE] = "share",
-};
-
-const char *plan_op_name(enum plan_op op)
-{
-	if ((unsigned)op >= OP_MAX)
-		return "unknown";
-	return plan_op_names[op];
-}
-
 static int add_steps(struct planner *p)
 {
 	const struct options *opts = p->opts;

@@ -1,7 +1,7 @@
-/* The planner's parts (init/plan*.c) share one struct planner: each decision reads what the
- * ones before it chose (the disk, root, /usr) and writes to the same plan. Only what crosses
- * a file is here; the rest stays static where it is used. Not for use outside the planner:
- * its only interface is plan.h. */
+/* The planner's parts (core/plan/plan*.c) share one struct planner: each decision reads what
+ * the ones before it chose (the disk, root, /usr) and writes to the same plan. Only what
+ * crosses a file is here; the rest stays static where it is used. Not for use outside the
+ * planner: its only interface is plan.h. */
 #pragma once
 
 #include <stdarg.h>
@@ -93,7 +93,7 @@ int PRINTF_LIKE(3, 4) fail_found(struct planner *p, int err, const char *fmt, ..
 /* plan_disk.c: the disk discovery happens on (p->disk). */
 int choose_disk(struct planner *p);
 
-/* plan_part.c: what any role may take of a partition. */
+/* plan_part.c: what any role may take of a partition, and which one a device spec names. */
 enum dps_role part_role(const struct part *part);
 bool part_is(const struct part *part, enum dps_role role, enum arch arch);
 bool disk_is_gpt(const struct disk *disk);
@@ -108,14 +108,14 @@ bool role_fstype_ok(struct planner *p, const struct part *part, enum dps_role ro
 bool part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT]);
 int refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
 		   const char *what);
+/* The partition a device spec of the command line names, key= in messages. */
+int resolve_spec(struct planner *p, const char *key, const char *spec,
+		 const struct part **part, const struct disk **disk);
 
 /* plan_pick.c: root and /usr (p->root, p->usr, their disks and arch). */
 const struct part *pick_versioned(struct planner *p, const struct disk *disk,
 				  enum dps_role role, enum arch arch, bool noting);
 void arch_order(enum arch first, enum arch native, enum arch order[3]);
-/* The partition a device spec of the command line names, key= in messages. */
-int resolve_spec(struct planner *p, const char *key, const char *spec,
-		 const struct part **part, const struct disk **disk);
 int resolve_explicit(struct planner *p);
 int choose_root(struct planner *p);
 int choose_usr(struct planner *p);
@@ -156,7 +156,7 @@ int format_options(struct planner *p, char *out, size_t size, const struct mount
 int merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
 			char *out, size_t size, const char *target);
 
-/* plan_steps.c: writing steps; the root and /usr mounts. */
+/* plan_steps.c: writing steps (and plan_op_name() of plan.h). */
 int copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what);
 int add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
 	     const char *fstype, const struct part *part, struct plan_step **out);
@@ -165,6 +165,8 @@ int add_simple(struct planner *p, enum plan_op op, const char *source, const cha
 	       const char *fstype, const char *options, const char *reason);
 int add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason);
 int discovered_source(struct planner *p, const struct part *part, char *out, size_t size);
+
+/* plan_mounts.c: the root and /usr mounts. */
 int add_part_mount(struct planner *p, const struct part *part, const char *spec,
 		   const char *target, const char *fstype, struct mount_flags *flags,
 		   struct plan_step **out);

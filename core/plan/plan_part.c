@@ -1,7 +1,7 @@
 /* What the spec and the kernel allow of one partition, whatever role it is wanted for: its
- * type and GPT flags, damage in the table, the filesystem on it. Both the root and /usr
- * choice (plan_pick.c) and the other roles (plan_roles.c) ask here, so that they refuse
- * alike and in the same words. */
+ * type and GPT flags, damage in the table, the filesystem on it; and which partition a device
+ * spec of the command line names. Both the root and /usr choice (plan_pick.c) and the other
+ * roles (plan_roles.c) ask here, so that they refuse alike and in the same words. */
 #include <errno.h>
 #include <inttypes.h>
 
@@ -178,4 +178,19 @@ int refuse_damaged(struct planner *p, const struct disk *disk, const struct part
 	char why[PLAN_TEXT];
 
 	return part_damage(disk, part, why) ? fail(p, -EPERM, "%s: %s", what, why) : 0;
+}
+
+/* The partition a device spec of the command line names, key= in messages. */
+int resolve_spec(struct planner *p, const char *key, const char *spec,
+		 const struct part **part, const struct disk **disk)
+{
+	int r = disk_set_find(p->disks, spec, part, disk);
+
+	if (r == -ENOTUNIQ)
+		r = fail(p, -ENOTUNIQ, "%s%s matches several partitions: refusing to pick one; "
+			 "name it by PARTUUID=", key, spec);
+	else if (r < 0)
+		r = fail_found(p, -ENOENT, "%s%s matches no partition (at boot the device may not "
+			       "have appeared yet)", key, spec);
+	return r;
 }

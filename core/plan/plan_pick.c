@@ -114,20 +114,6 @@ static const struct part *pick_in_order(struct planner *p, const struct disk *di
 	return part;
 }
 
-int resolve_spec(struct planner *p, const char *key, const char *spec,
-		 const struct part **part, const struct disk **disk)
-{
-	int r = disk_set_find(p->disks, spec, part, disk);
-
-	if (r == -ENOTUNIQ)
-		r = fail(p, -ENOTUNIQ, "%s%s matches several partitions: refusing to pick one; "
-			 "name it by PARTUUID=", key, spec);
-	else if (r < 0)
-		r = fail_found(p, -ENOENT, "%s%s matches no partition (at boot the device may not "
-			       "have appeared yet)", key, spec);
-	return r;
-}
-
 int resolve_explicit(struct planner *p)
 {
 	const struct options *opts = p->opts;
