@@ -1,5 +1,5 @@
 /* Writing steps. The plan's fields are fixed-size, so every write is checked here, once: a new
- * kind of step (dm-verity, unlocking) goes through add_step() and its helpers rather than
+ * kind of step (dm-verity, unlocking) goes through plan_add_step() and its helpers rather than
  * filling struct plan_step itself. Every other file of the planner writes through it, so it
  * calls none of them but plan_text.c. */
 #include <errno.h>
@@ -27,36 +27,36 @@ const char *plan_op_name(enum plan_op op)
 	return plan_op_names[op];
 }
 
-int copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what)
+int plan_copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what)
 {
 	int r = copy_str(dst, size, src ? src : "");
 
 	if (r < 0)
-		r = fail(p, -EINVAL, "%s '%.40s...' is longer than %zu bytes", what, src, size - 1);
+		r = plan_fail(p, -EINVAL, "%s '%.40s...' is longer than %zu bytes", what, src, size - 1);
 	return r;
 }
 
-int add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
-	     const char *fstype, const struct part *part, struct plan_step **out)
+int plan_add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
+		  const char *fstype, const struct part *part, struct plan_step **out)
 {
 	struct plan *plan = p->plan;
 	struct plan_step *step;
 	int r;
 
 	if (plan->n_steps >= PLAN_MAX_STEPS) {
-		r = fail(p, -E2BIG, "the plan needs more than %d steps (at %s %s)", PLAN_MAX_STEPS,
-			 plan_op_name(op), target);
+		r = plan_fail(p, -E2BIG, "the plan needs more than %d steps (at %s %s)", PLAN_MAX_STEPS,
+			      plan_op_name(op), target);
 		goto out;
 	}
 	step = &plan->steps[plan->n_steps];
 	memset(step, 0, sizeof(*step));
 	step->op = op;
 	step->part = part;
-	r = copy_field(p, step->source, sizeof(step->source), source, "source");
+	r = plan_copy_field(p, step->source, sizeof(step->source), source, "source");
 	if (r == 0)
-		r = copy_field(p, step->target, sizeof(step->target), target, "target");
+		r = plan_copy_field(p, step->target, sizeof(step->target), target, "target");
 	if (r == 0)
-		r = copy_field(p, step->fstype, sizeof(step->fstype), fstype, "filesystem type");
+		r = plan_copy_field(p, step->fstype, sizeof(step->fstype), fstype, "filesystem type");
 	if (r < 0)
 		goto out;
 	plan->n_steps++;
@@ -65,55 +65,55 @@ out:
 	return r;
 }
 
-void PRINTF_LIKE(2, 3) step_reason(struct plan_step *step, const char *fmt, ...)
+void PRINTF_LIKE(2, 3) plan_step_reason(struct plan_step *step, const char *fmt, ...)
 {
 	struct text t;
 	va_list ap;
 
-	text_init(&t, step->reason, sizeof(step->reason));
+	plan_text_init(&t, step->reason, sizeof(step->reason));
 	va_start(ap, fmt);
-	text_vadd(&t, fmt, ap);
+	plan_text_vadd(&t, fmt, ap);
 	va_end(ap);
-	text_mark_cut(&t);
+	plan_text_mark_cut(&t);
 }
 
-int add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
-	       const char *fstype, const char *options, const char *reason)
+int plan_add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
+		    const char *fstype, const char *options, const char *reason)
 {
 	struct plan_step *step = NULL;
-	int r = add_step(p, op, source, target, fstype, NULL, &step);
+	int r = plan_add_step(p, op, source, target, fstype, NULL, &step);
 
 	if (r == 0)
-		r = copy_field(p, step->options, sizeof(step->options), options, "options");
+		r = plan_copy_field(p, step->options, sizeof(step->options), options, "options");
 	if (r == 0)
-		step_reason(step, "%s", reason);
+		plan_step_reason(step, "%s", reason);
 	return r;
 }
 
-int add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason)
+int plan_add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason)
 {
 	struct plan_step *step = NULL;
-	int r = add_step(p, OP_MKDIR, "", target, "", NULL, &step);
+	int r = plan_add_step(p, OP_MKDIR, "", target, "", NULL, &step);
 
 	if (r == 0) {
 		step->mode = mode;
-		step_reason(step, "%s", reason);
+		plan_step_reason(step, "%s", reason);
 	}
 	return r;
 }
 
 /* The partition spec a discovered partition is mounted by; a PARTUUID seen twice is
  * ambiguous at boot. */
-int discovered_source(struct planner *p, const struct part *part, char *out, size_t size)
+int plan_discovered_source(struct planner *p, const struct part *part, char *out, size_t size)
 {
 	int r;
 
 	snprintf(out, size, "PARTUUID=%s", part->partuuid);
 	r = disk_set_find(p->disks, out, NULL, NULL);
 	if (r == -ENOTUNIQ)
-		r = fail(p, -ENOTUNIQ, "PARTUUID %s of partition %u is on several partitions (a cloned "
-			 "disk?): give each a new one, or name the root with root=/dev/...",
-			 part->partuuid, part->number);
+		r = plan_fail(p, -ENOTUNIQ, "PARTUUID %s of partition %u is on several partitions (a "
+			      "cloned disk?): give each a new one, or name the root with root=/dev/...",
+			      part->partuuid, part->number);
 	else
 		r = 0;
 	return r;
