@@ -215,7 +215,7 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 			 dev, s->target);
 		goto out;
 	}
-	norecovery = s->norecovery_if_journalled && fstype_journalled(fstype);
+	norecovery = s->norecovery_if_journalled && plan_fstype_journalled(fstype);
 	snprintf(options, sizeof(options), "%s%s%s", s->options,
 		 s->options[0] && norecovery ? "," : "", norecovery ? "norecovery" : "");
 	r = mount_at(ctx, dev, s->target, fstype, options);

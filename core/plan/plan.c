@@ -14,49 +14,33 @@ const char *const plan_default_inits[] = {
 	"/sbin/init", "/etc/init", "/bin/init", "/bin/sh", NULL,
 };
 
-static const char *const plan_op_names[OP_MAX] = {
-	[OP_MOUNT] = "mount",     [OP_BIND] = "bind",       [OP_MOVE] = "move",
-	[OP_TMPFS] = "tmpfs",     [OP_OVERLAY] = "overlay", [OP_MKDIR] = "mkdir",
-	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
-	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",   [OP_FSCK] = "fsck",
-	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
-	[OP_RESUME] = "resume",
-	[OP_SHARE] = "share",
-};
-
-const char *plan_op_name(enum plan_op op)
-{
-	if ((unsigned)op >= OP_MAX)
-		return "unknown";
-	return plan_op_names[op];
-}
-
 static int add_steps(struct planner *p)
 {
 	const struct options *opts = p->opts;
 	int r;
 
 	if (opts->root_kind == ROOT_TMPFS && opts->volatile_mode != VOLATILE_NO)
-		note(p, "systemd.volatile= ignored: root=tmpfs is volatile already");
-	r = add_resume_stage(p);
+		plan_note(p, "systemd.volatile= ignored: root=tmpfs is volatile already");
+	r = plan_add_resume_stage(p);
 	if (r == 0)
-		r = add_root_stage(p);
+		r = plan_add_root_stage(p);
 	if (r < 0)
 		goto out;
 	if (!(opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_YES && !p->usr &&
-	      !usr_is_share(p)))
-		r = add_usr_stage(p);
+	      !plan_usr_is_share(p)))
+		r = plan_add_usr_stage(p);
 	if (r < 0)
 		goto out;
 	if (opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_STATE)
-		r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT "/var", "systemd.volatile=state: /var is a tmpfs");
+		r = plan_add_volatile_tmpfs(p, ROOT_MOUNT_POINT "/var",
+					    "systemd.volatile=state: /var is a tmpfs");
 	if (r < 0)
 		goto out;
-	r = add_discovered_stage(p);
+	r = plan_add_discovered_stage(p);
 	if (r == 0)
-		r = add_listed_volumes(p);
+		r = plan_add_listed_volumes(p);
 	if (r == 0)
-		r = add_skeleton_stage(p);
+		r = plan_add_skeleton_stage(p);
 out:
 	return r;
 }
@@ -66,16 +50,17 @@ static int check_input(const struct plan_input *in, struct planner *p)
 	int r = 0;
 
 	if (!in || !in->opts || !in->disks || !in->machine) {
-		r = fail(p, -EINVAL, "plan input incomplete: options, disks and machine are all needed");
+		r = plan_fail(p, -EINVAL, "plan input incomplete: options, disks and machine are all "
+			      "needed");
 		goto out;
 	}
 	if (in->machine->arch <= ARCH_INVALID || in->machine->arch >= ARCH_MAX) {
-		r = fail(p, -EINVAL, "machine architecture unknown: cannot tell which root partition "
-			 "type to look for");
+		r = plan_fail(p, -EINVAL, "machine architecture unknown: cannot tell which root partition "
+			      "type to look for");
 		goto out;
 	}
 	if (in->n_failed && !in->failed) {
-		r = fail(p, -EINVAL, "plan input incomplete: failures counted but not given");
+		r = plan_fail(p, -EINVAL, "plan input incomplete: failures counted but not given");
 		goto out;
 	}
 	p->opts = in->opts;
@@ -98,24 +83,24 @@ int plan_build(const struct plan_input *in, struct plan *plan)
 	r = check_input(in, &p);
 	if (r < 0)
 		goto out;
-	r = copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");
+	r = plan_copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");
 	if (r == 0)
-		r = check_share_options(&p);
+		r = plan_check_share_options(&p);
 	if (r == 0)
-		r = verity_resolve_options(&p);
+		r = plan_verity_resolve_options(&p);
 	if (r == 0)
-		r = luks_check_options(&p);
+		r = plan_luks_check_options(&p);
 	if (r == 0)
-		r = resolve_explicit(&p);
+		r = plan_resolve_explicit(&p);
 	if (r == 0)
-		r = choose_disk(&p);
+		r = plan_choose_disk(&p);
 	if (r == 0)
-		r = choose_root(&p);
+		r = plan_choose_root(&p);
 	if (r == 0)
-		r = choose_usr(&p);
+		r = plan_choose_usr(&p);
 	if (r < 0)
 		goto out;
-	note_verity(&p);
+	plan_note_verity(&p);
 	r = add_steps(&p);
 	if (r < 0)
 		goto out;
@@ -125,6 +110,6 @@ int plan_build(const struct plan_input *in, struct plan *plan)
 	plan->root_discovered = p.root && !p.root_explicit && !p.root_verity.spec;
 	plan->usr_discovered = p.usr && !p.usr_explicit && !p.usr_verity.spec;
 out:
-	notes_finish(&p);
+	plan_notes_finish(&p);
 	return r;
 }

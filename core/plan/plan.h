@@ -145,7 +145,7 @@ int plan_build(const struct plan_input *in, struct plan *plan);
 const char *plan_op_name(enum plan_op op);
 
 /* Whether fstype keeps a journal that "norecovery" skips replaying (ext4, xfs, btrfs). */
-bool fstype_journalled(const char *fstype);
+bool plan_fstype_journalled(const char *fstype);
 
 /* The fallback inits tried in order when init= is not given. */
 extern const char *const plan_default_inits[];

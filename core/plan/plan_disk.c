@@ -11,7 +11,7 @@
 static bool disk_has_candidate(struct planner *p, const struct disk *disk, enum dps_role role,
 			       enum arch arch)
 {
-	return disk_is_gpt(disk) && pick_versioned(p, disk, role, arch, false) != NULL;
+	return plan_disk_is_gpt(disk) && plan_pick_versioned(p, disk, role, arch, false) != NULL;
 }
 
 /* "an x86-64", "a riscv64": names are read letter by letter where they start with a vowel sound. */
@@ -24,7 +24,7 @@ static const char *arch_article(enum arch arch)
 static bool discovery_needed(const struct planner *p)
 {
 	if (p->opts->root_kind == ROOT_TMPFS)
-		return !p->usr_explicit && !usr_is_share(p);
+		return !p->usr_explicit && !plan_usr_is_share(p);
 	return p->opts->root_kind == ROOT_DISCOVER;
 }
 
@@ -48,19 +48,19 @@ static int choose_named_disk(struct planner *p)
 	if (!found) {
 		r = disk_set_find(p->disks, spec, NULL, &found);
 		if (r == -ENOTUNIQ) {
-			r = fail(p, -ENOTUNIQ, "earlymount.disk=%s matches several partitions: name the "
-				 "disk by its path or GPT UUID", spec);
+			r = plan_fail(p, -ENOTUNIQ, "earlymount.disk=%s matches several partitions: name the "
+				      "disk by its path or GPT UUID", spec);
 			goto out;
 		}
 	}
 	if (!found) {
-		r = fail_found(p, -ENOENT, "earlymount.disk=%s names no disk (give a disk path, its GPT "
-			       "UUID, or PARTUUID=/UUID= of a partition on it)", spec);
+		r = plan_fail_found(p, -ENOENT, "earlymount.disk=%s names no disk (give a disk path, its "
+				    "GPT UUID, or PARTUUID=/UUID= of a partition on it)", spec);
 		goto out;
 	}
 	r = 0;
 	p->disk = found;
-	note(p, "disk chosen: %s, named by earlymount.disk=%s", found->path, spec);
+	plan_note(p, "disk chosen: %s, named by earlymount.disk=%s", found->path, spec);
 out:
 	return r;
 }
@@ -76,21 +76,21 @@ static int choose_loader_disk(struct planner *p)
 
 		for (size_t j = 0; j < disk->n_parts && !p->disk; j++) {
 			const struct part *part = &disk->parts[j];
-			enum dps_role role = part_role(part);
+			enum dps_role role = plan_part_role(part);
 
 			if ((role == DPS_ESP || role == DPS_XBOOTLDR) &&
 			    uuid_str_equal(part->partuuid, uuid)) {
 				p->disk = disk;
-				note(p, "disk chosen: %s, whose %s partition %u the firmware booted from "
-				     "(LoaderDevicePartUUID %s)", disk->path, dps_role_name(role),
-				     part->number, uuid);
+				plan_note(p, "disk chosen: %s, whose %s partition %u the firmware booted from "
+					  "(LoaderDevicePartUUID %s)", disk->path, dps_role_name(role),
+					  part->number, uuid);
 			}
 		}
 	}
 	if (!p->disk)
-		r = fail_found(p, -ENOENT, "no ESP or XBOOTLDR partition has PARTUUID %s, the "
-			       "LoaderDevicePartUUID the firmware booted from (at boot its disk may not "
-			       "have appeared yet)", uuid);
+		r = plan_fail_found(p, -ENOENT, "no ESP or XBOOTLDR partition has PARTUUID %s, the "
+				    "LoaderDevicePartUUID the firmware booted from (at boot its disk may not "
+				    "have appeared yet)", uuid);
 	return r;
 }
 
@@ -114,17 +114,17 @@ static int fail_ambiguous(struct planner *p, enum dps_role role, enum arch arch,
 {
 	struct text t;
 
-	text_init(&t, p->plan->error, PLAN_TEXT);
-	text_add(&t, "%zu fixed disks hold %s %s %s partition:", n, arch_article(arch),
-		 arch_name(arch), dps_role_name(role));
+	plan_text_init(&t, p->plan->error, PLAN_TEXT);
+	plan_text_add(&t, "%zu fixed disks hold %s %s %s partition:", n, arch_article(arch),
+		      arch_name(arch), dps_role_name(role));
 	for (size_t i = 0; i < p->disks->n; i++) {
 		const struct disk *disk = &p->disks->disks[i];
 
 		if (!disk->removable && disk_has_candidate(p, disk, role, arch))
-			text_add(&t, " %s", disk->path);
+			plan_text_add(&t, " %s", disk->path);
 	}
-	text_add(&t, "; earlymount does not guess: choose one with earlymount.disk=");
-	text_mark_cut(&t);
+	plan_text_add(&t, "; earlymount does not guess: choose one with earlymount.disk=");
+	plan_text_mark_cut(&t);
 	return -ENOTUNIQ;
 }
 
@@ -138,35 +138,35 @@ static int fail_no_candidate(struct planner *p, enum dps_role role, const enum a
 	for (size_t i = 0; i < p->disks->n; i++) {
 		const struct disk *disk = &p->disks->disks[i];
 
-		n_gpt += disk_is_gpt(disk);
+		n_gpt += plan_disk_is_gpt(disk);
 		for (size_t a = 0; a < 3 && order[a] != ARCH_INVALID; a++) {
 			if (disk->removable && disk_has_candidate(p, disk, role, order[a])) {
-				r = fail(p, -EPERM, "%s holds %s %s %s partition but is removable; "
-					 "earlymount never picks a removable disk by itself: name it with "
-					 "earlymount.disk=%s", disk->path, arch_article(order[a]),
-					 arch_name(order[a]), dps_role_name(role), disk->path);
+				r = plan_fail(p, -EPERM, "%s holds %s %s %s partition but is removable; "
+					      "earlymount never picks a removable disk by itself: name it with "
+					      "earlymount.disk=%s", disk->path, arch_article(order[a]),
+					      arch_name(order[a]), dps_role_name(role), disk->path);
 				goto out;
 			}
 		}
 	}
 	if (p->disks->n == 0)
-		r = fail(p, -ENOENT, "no disks found to look for %s %s %s partition on (at boot the "
-			 "disk may not have appeared yet: check the storage drivers)",
-			 arch_article(order[0]), arch_name(order[0]), dps_role_name(role));
+		r = plan_fail(p, -ENOENT, "no disks found to look for %s %s %s partition on (at boot the "
+			      "disk may not have appeared yet: check the storage drivers)",
+			      arch_article(order[0]), arch_name(order[0]), dps_role_name(role));
 	else if (n_gpt == 0 && p->disks->n == 1)
-		r = fail(p, -EPERM, "%s has %s%s partition table, not GPT: discovery needs GPT; use "
-			 "%sPARTUUID=... or %s/dev/...", p->disks->disks[0].path,
-			 p->disks->disks[0].pttype[0] ? "a " : "no", p->disks->disks[0].pttype, key, key);
+		r = plan_fail(p, -EPERM, "%s has %s%s partition table, not GPT: discovery needs GPT; use "
+			      "%sPARTUUID=... or %s/dev/...", p->disks->disks[0].path,
+			      p->disks->disks[0].pttype[0] ? "a " : "no", p->disks->disks[0].pttype, key, key);
 	else if (n_gpt == 0)
-		r = fail_found(p, -EPERM, "no disk has a GPT partition table: discovery needs GPT; use "
-			       "%sPARTUUID=... or %s/dev/...", key, key);
+		r = plan_fail_found(p, -EPERM, "no disk has a GPT partition table: discovery needs GPT; "
+				    "use %sPARTUUID=... or %s/dev/...", key, key);
 	else if (role == DPS_USR)
-		r = fail_found(p, -ENOENT, "root=tmpfs needs a /usr: give mount.usr= or add a usr "
-			       "partition (type %s for %s)", dps_type_uuid(DPS_USR, order[0]),
-			       arch_name(order[0]));
+		r = plan_fail_found(p, -ENOENT, "root=tmpfs needs a /usr: give mount.usr= or add a usr "
+				    "partition (type %s for %s)", dps_type_uuid(DPS_USR, order[0]),
+				    arch_name(order[0]));
 	else
-		r = fail_found(p, -ENOENT, "no root partition (type %s for %s) on any disk",
-			       dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]));
+		r = plan_fail_found(p, -ENOENT, "no root partition (type %s for %s) on any disk",
+				    dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]));
 out:
 	return r;
 }
@@ -178,7 +178,7 @@ static int choose_disk_from_candidates(struct planner *p)
 	enum arch order[3];
 	int r = 0;
 
-	arch_order(p->machine->arch, p->machine->arch, order);
+	plan_arch_order(p->machine->arch, p->machine->arch, order);
 	for (size_t a = 0; a < 3 && order[a] != ARCH_INVALID; a++) {
 		const struct disk *first = NULL;
 		size_t n = count_fixed_candidates(p, role, order[a], &first);
@@ -189,9 +189,9 @@ static int choose_disk_from_candidates(struct planner *p)
 		}
 		if (n == 1) {
 			p->disk = first;
-			note(p, "disk chosen: %s, the only fixed disk with %s %s %s partition",
-			     first->path, arch_article(order[a]), arch_name(order[a]),
-			     dps_role_name(role));
+			plan_note(p, "disk chosen: %s, the only fixed disk with %s %s %s partition",
+				  first->path, arch_article(order[a]), arch_name(order[a]),
+				  dps_role_name(role));
 			goto out;
 		}
 	}
@@ -207,42 +207,42 @@ static int check_disk_is_gpt(struct planner *p, const char *why_chosen)
 	const char *key = wanted_role(p) == DPS_USR ? "mount.usr=" : "root=";
 	int r = 0;
 
-	if (!disk || disk_is_gpt(disk))
+	if (!disk || plan_disk_is_gpt(disk))
 		goto out;
 	if (discovery_needed(p)) {
-		r = fail(p, -EPERM, "%s (%s) has %s%s partition table, not GPT: discovery needs GPT; "
-			 "use %sPARTUUID=... or %s/dev/...", disk->path, why_chosen,
-			 disk->pttype[0] ? "a " : "no", disk->pttype, key, key);
+		r = plan_fail(p, -EPERM, "%s (%s) has %s%s partition table, not GPT: discovery needs GPT; "
+			      "use %sPARTUUID=... or %s/dev/...", disk->path, why_chosen,
+			      disk->pttype[0] ? "a " : "no", disk->pttype, key, key);
 		goto out;
 	}
-	note(p, "nothing discovered: %s has %s%s partition table, not GPT", disk->path,
-	     disk->pttype[0] ? "a " : "no", disk->pttype);
+	plan_note(p, "nothing discovered: %s has %s%s partition table, not GPT", disk->path,
+		  disk->pttype[0] ? "a " : "no", disk->pttype);
 	p->disk = NULL;
 out:
 	return r;
 }
 
-int choose_disk(struct planner *p)
+int plan_choose_disk(struct planner *p)
 {
 	const struct options *opts = p->opts;
 	const char *why = "";
 	int r = 0;
 
 	/* A share is no disk: partitions found beside it would belong to another system. */
-	if (root_is_share(p) || (opts->root_kind == ROOT_TMPFS && usr_is_share(p))) {
-		note(p, "%s on a host share: no partitions discovered",
-		     root_is_share(p) ? "root" : "/usr");
+	if (plan_root_is_share(p) || (opts->root_kind == ROOT_TMPFS && plan_usr_is_share(p))) {
+		plan_note(p, "%s on a host share: no partitions discovered",
+			  plan_root_is_share(p) ? "root" : "/usr");
 		goto out;
 	}
 	if (!opts->gpt_auto) {
 		if (opts->root_kind == ROOT_DISCOVER)
-			r = fail(p, -ENOENT, "root= not given and systemd.gpt_auto=0: give root= or drop "
-				 "systemd.gpt_auto=0");
+			r = plan_fail(p, -ENOENT, "root= not given and systemd.gpt_auto=0: give root= or drop "
+				      "systemd.gpt_auto=0");
 		else if (discovery_needed(p))
-			r = fail(p, -ENOENT, "root=tmpfs needs a /usr: give mount.usr= (systemd.gpt_auto=0 "
-				 "turns discovery off)");
+			r = plan_fail(p, -ENOENT, "root=tmpfs needs a /usr: give mount.usr= "
+				      "(systemd.gpt_auto=0 turns discovery off)");
 		else
-			note(p, "systemd.gpt_auto=0: no partitions discovered");
+			plan_note(p, "systemd.gpt_auto=0: no partitions discovered");
 		goto out;
 	}
 	if (opts->disk && opts->disk[0]) {
@@ -256,9 +256,9 @@ int choose_disk(struct planner *p)
 
 		p->disk = p->root_disk ? p->root_disk : p->usr_disk;
 		why = "the disk of the partition named on the command line";
-		if (disk_is_gpt(p->disk))
-			note(p, "disk chosen: %s, which holds %s%s", p->disk->path, key,
-			     p->root_disk ? opts->root : opts->usr);
+		if (plan_disk_is_gpt(p->disk))
+			plan_note(p, "disk chosen: %s, which holds %s%s", p->disk->path, key,
+				  p->root_disk ? opts->root : opts->usr);
 	} else {
 		r = choose_disk_from_candidates(p);
 	}

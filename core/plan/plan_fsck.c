@@ -12,8 +12,8 @@ static const char *const mode_names[] = {
 	[FSCK_AUTO] = "auto", [FSCK_FORCE] = "force", [FSCK_SKIP] = "skip",
 };
 
-int add_fsck_step(struct planner *p, const char *source, const struct part *part,
-		  const char *fstype, const char *target)
+int plan_add_fsck_step(struct planner *p, const char *source, const struct part *part,
+		       const char *fstype, const char *target)
 {
 	const struct options *opts = p->opts;
 	struct plan_step *step = NULL;
@@ -26,16 +26,17 @@ int add_fsck_step(struct planner *p, const char *source, const struct part *part
 		goto out;
 	snprintf(options, sizeof(options), "%s%s", fsck_repair_option(opts->fsck_repair),
 		 opts->fsck_mode == FSCK_FORCE ? " -f" : "");
-	r = add_step(p, OP_FSCK, source, target, fstype, part, &step);
+	r = plan_add_step(p, OP_FSCK, source, target, fstype, part, &step);
 	if (r < 0)
 		goto out;
-	r = copy_field(p, step->options, sizeof(step->options), options, "options");
+	r = plan_copy_field(p, step->options, sizeof(step->options), options, "options");
 	if (r < 0)
 		goto out;
-	step_reason(step, "%s is mounted read-write: checked first (fsck.mode=%s)%s",
-		    target[strlen(ROOT_MOUNT_POINT)] ? target + strlen(ROOT_MOUNT_POINT) : "/", mode_names[opts->fsck_mode],
-		    probed ? "; the filesystem in the device is probed at boot, and checked when it "
-			     "is one with a checker" : "");
+	plan_step_reason(step, "%s is mounted read-write: checked first (fsck.mode=%s)%s",
+			 target[strlen(ROOT_MOUNT_POINT)] ? target + strlen(ROOT_MOUNT_POINT) : "/",
+			 mode_names[opts->fsck_mode],
+			 probed ? "; the filesystem in the device is probed at boot, and checked when it "
+				  "is one with a checker" : "");
 out:
 	return r;
 }

@@ -1,7 +1,7 @@
-/* The planner's parts (init/plan*.c) share one struct planner: each decision reads what the
- * ones before it chose (the disk, root, /usr) and writes to the same plan. Only what crosses
- * a file is here; the rest stays static where it is used. Not for use outside the planner:
- * its only interface is plan.h. */
+/* The planner's parts (core/plan/plan*.c) share one struct planner: each decision reads what
+ * the ones before it chose (the disk, root, /usr) and writes to the same plan. Only what
+ * crosses a file is here; the rest stays static where it is used. Not for use outside the
+ * planner: its only interface is plan.h. */
 #pragma once
 
 #include <stdarg.h>
@@ -79,117 +79,116 @@ struct mount_flags {
 };
 
 /* plan_text.c: text in the plan's fixed-size fields, notes and errors. */
-void text_init(struct text *t, char *buf, size_t size);
-void text_vadd(struct text *t, const char *fmt, va_list ap);
-void PRINTF_LIKE(2, 3) text_add(struct text *t, const char *fmt, ...);
-void text_mark_cut(struct text *t);
-const char *label_shown(const char *label, char out[LABEL_SHOWN]);
-void PRINTF_LIKE(2, 3) note(struct planner *p, const char *fmt, ...);
-void notes_finish(struct planner *p);
-void describe_disk(struct text *t, const struct disk *disk);
-int PRINTF_LIKE(3, 4) fail(struct planner *p, int err, const char *fmt, ...);
-int PRINTF_LIKE(3, 4) fail_found(struct planner *p, int err, const char *fmt, ...);
+void plan_text_init(struct text *t, char *buf, size_t size);
+void plan_text_vadd(struct text *t, const char *fmt, va_list ap);
+void PRINTF_LIKE(2, 3) plan_text_add(struct text *t, const char *fmt, ...);
+void plan_text_mark_cut(struct text *t);
+const char *plan_label_shown(const char *label, char out[LABEL_SHOWN]);
+void PRINTF_LIKE(2, 3) plan_note(struct planner *p, const char *fmt, ...);
+void plan_notes_finish(struct planner *p);
+void plan_describe_disk(struct text *t, const struct disk *disk);
+int PRINTF_LIKE(3, 4) plan_fail(struct planner *p, int err, const char *fmt, ...);
+int PRINTF_LIKE(3, 4) plan_fail_found(struct planner *p, int err, const char *fmt, ...);
 
 /* plan_disk.c: the disk discovery happens on (p->disk). */
-int choose_disk(struct planner *p);
+int plan_choose_disk(struct planner *p);
 
-/* plan_part.c: what any role may take of a partition. */
-enum dps_role part_role(const struct part *part);
-bool part_is(const struct part *part, enum dps_role role, enum arch arch);
-bool disk_is_gpt(const struct disk *disk);
-bool part_read_only(const struct part *part, const struct disk *disk);
-const char *auto_skip_reason(const struct part *part, enum dps_role role);
-void note_passed_over(struct planner *p, const struct part *part, enum dps_role role,
-		      const char *why);
-int check_fstype(struct planner *p, const struct part *part, const char *what,
-		 const char *forced, const char *forced_key, bool discovered,
-		 const char **fstype);
-bool role_fstype_ok(struct planner *p, const struct part *part, enum dps_role role);
-bool part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT]);
-int refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
-		   const char *what);
+/* plan_part.c: what any role may take of a partition, and which one a device spec names. */
+enum dps_role plan_part_role(const struct part *part);
+bool plan_part_is(const struct part *part, enum dps_role role, enum arch arch);
+bool plan_disk_is_gpt(const struct disk *disk);
+bool plan_part_read_only(const struct part *part, const struct disk *disk);
+const char *plan_auto_skip_reason(const struct part *part, enum dps_role role);
+void plan_note_passed_over(struct planner *p, const struct part *part, enum dps_role role,
+			   const char *why);
+int plan_check_fstype(struct planner *p, const struct part *part, const char *what,
+		      const char *forced, const char *forced_key, bool discovered,
+		      const char **fstype);
+bool plan_role_fstype_ok(struct planner *p, const struct part *part, enum dps_role role);
+bool plan_part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT]);
+int plan_refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
+			const char *what);
+/* The partition a device spec of the command line names, key= in messages. */
+int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
+		      const struct part **part, const struct disk **disk);
 
 /* plan_pick.c: root and /usr (p->root, p->usr, their disks and arch). */
-const struct part *pick_versioned(struct planner *p, const struct disk *disk,
-				  enum dps_role role, enum arch arch, bool noting);
-void arch_order(enum arch first, enum arch native, enum arch order[3]);
-/* The partition a device spec of the command line names, key= in messages. */
-int resolve_spec(struct planner *p, const char *key, const char *spec,
-		 const struct part **part, const struct disk **disk);
-int resolve_explicit(struct planner *p);
-int choose_root(struct planner *p);
-int choose_usr(struct planner *p);
+const struct part *plan_pick_versioned(struct planner *p, const struct disk *disk,
+				       enum dps_role role, enum arch arch, bool noting);
+void plan_arch_order(enum arch first, enum arch native, enum arch order[3]);
+int plan_resolve_explicit(struct planner *p);
+int plan_choose_root(struct planner *p);
+int plan_choose_usr(struct planner *p);
 
 /* plan_verity.c: dm-verity for root and /usr. */
-int verity_resolve_options(struct planner *p);
-bool verity_names_device(const struct verity_pick *v, const char *device);
-int verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
-		  const struct disk **disk);
-bool verity_unsigned_on_signed_disk(const struct planner *p, const struct disk *disk,
-				    const struct part *part, enum dps_role role);
-int verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data);
-int verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
-			struct mount_flags *flags, const char **spec, const struct part **part);
-void note_verity(struct planner *p);
+int plan_verity_resolve_options(struct planner *p);
+bool plan_verity_names_device(const struct verity_pick *v, const char *device);
+int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
+		       const struct disk **disk);
+bool plan_verity_unsigned_on_signed_disk(const struct planner *p, const struct disk *disk,
+					 const struct part *part, enum dps_role role);
+int plan_verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data);
+int plan_verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
+			     struct mount_flags *flags, const char **spec, const struct part **part);
+void plan_note_verity(struct planner *p);
 
 /* plan_luks.c: LUKS devices unlocked before they are mounted. */
-bool part_is_luks(const struct part *part);
-int luks_check_options(struct planner *p);
-bool luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
-		       size_t size);
+bool plan_part_is_luks(const struct part *part);
+int plan_luks_check_options(struct planner *p);
+bool plan_luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
+			    size_t size);
 /* Root or /usr: unlocks part (named by spec, or discovered when spec is NULL) when it is
  * LUKS, as /dev/mapper/NAME (rd.luks.name='s, else name); out->unlocked then says the mount
  * takes out->mapper. */
-int luks_mount_source(struct planner *p, const struct part *part, const struct disk *disk,
-		      const char *spec, const char *role, const char *name, bool read_only,
-		      struct luks_mount *out);
+int plan_luks_mount_source(struct planner *p, const struct part *part, const struct disk *disk,
+			   const char *spec, const char *role, const char *name, bool read_only,
+			   struct luks_mount *out);
 /* A discovered /var, /home, … or swap: the same, but rd.luks=no only leaves it out, with a
  * note; *optional becomes true when the volume's options say nofail. */
-int luks_role_source(struct planner *p, const struct part *part, enum dps_role role,
-		     bool read_only, bool *optional, struct luks_mount *out);
-int add_listed_volumes(struct planner *p);
+int plan_luks_role_source(struct planner *p, const struct part *part, enum dps_role role,
+			  bool read_only, bool *optional, struct luks_mount *out);
+int plan_add_listed_volumes(struct planner *p);
 
 /* plan_options.c: mount options. */
-bool flags_want_rw(const char *flags);
-int format_options(struct planner *p, char *out, size_t size, const struct mount_flags *f,
-		   const char *target);
-int merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
-			char *out, size_t size, const char *target);
+bool plan_flags_want_rw(const char *flags);
+int plan_format_options(struct planner *p, char *out, size_t size, const struct mount_flags *f,
+			const char *target);
+int plan_merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
+			     char *out, size_t size, const char *target);
 
-/* plan_steps.c: writing steps; the root and /usr mounts. */
-int copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what);
-int add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
-	     const char *fstype, const struct part *part, struct plan_step **out);
-void PRINTF_LIKE(2, 3) step_reason(struct plan_step *step, const char *fmt, ...);
-int add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
-	       const char *fstype, const char *options, const char *reason);
-int add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason);
-int discovered_source(struct planner *p, const struct part *part, char *out, size_t size);
-int add_part_mount(struct planner *p, const struct part *part, const char *spec,
-		   const char *target, const char *fstype, struct mount_flags *flags,
-		   struct plan_step **out);
-int add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro);
-int add_usr_stage(struct planner *p);
+/* plan_steps.c: writing steps (and plan_op_name() of plan.h). */
+int plan_copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what);
+int plan_add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
+		  const char *fstype, const struct part *part, struct plan_step **out);
+void PRINTF_LIKE(2, 3) plan_step_reason(struct plan_step *step, const char *fmt, ...);
+int plan_add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
+		    const char *fstype, const char *options, const char *reason);
+int plan_add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason);
+int plan_discovered_source(struct planner *p, const struct part *part, char *out, size_t size);
+
+/* plan_mounts.c: the root and /usr mounts. */
+int plan_add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro);
+int plan_add_usr_stage(struct planner *p);
 
 /* plan_share.c: a root or /usr on a host share (virtiofs, 9p). */
-bool root_is_share(const struct planner *p);
-bool usr_is_share(const struct planner *p);
-int check_share_options(struct planner *p);
-int add_share_root(struct planner *p, const char *target, bool force_ro, const char *why_ro);
-int add_share_usr(struct planner *p);
+bool plan_root_is_share(const struct planner *p);
+bool plan_usr_is_share(const struct planner *p);
+int plan_check_share_options(struct planner *p);
+int plan_add_share_root(struct planner *p, const char *target, bool force_ro, const char *why_ro);
+int plan_add_share_usr(struct planner *p);
 
 /* plan_volatile.c: the root stage (root=tmpfs, systemd.volatile=) and the skeleton. */
-int add_volatile_tmpfs(struct planner *p, const char *target, const char *reason);
-int add_root_stage(struct planner *p);
-int add_skeleton_stage(struct planner *p);
+int plan_add_volatile_tmpfs(struct planner *p, const char *target, const char *reason);
+int plan_add_root_stage(struct planner *p);
+int plan_add_skeleton_stage(struct planner *p);
 
 /* plan_fsck.c: an OP_FSCK step for a read-write mount of source on target, when fsck.mode=
  * allows and fstype ("" when probed at boot) has a checker. */
-int add_fsck_step(struct planner *p, const char *source, const struct part *part,
-		  const char *fstype, const char *target);
+int plan_add_fsck_step(struct planner *p, const char *source, const struct part *part,
+		       const char *fstype, const char *target);
 
 /* plan_roles.c: the partitions mounted after root and /usr. */
-int add_discovered_stage(struct planner *p);
+int plan_add_discovered_stage(struct planner *p);
 
 /* plan_resume.c: resume from hibernation, the plan's first step. */
-int add_resume_stage(struct planner *p);
+int plan_add_resume_stage(struct planner *p);

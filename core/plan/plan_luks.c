@@ -15,7 +15,7 @@
 #include "util.h"
 
 
-bool part_is_luks(const struct part *part)
+bool plan_part_is_luks(const struct part *part)
 {
 	return part && streq(part->fstype, "crypto_LUKS");
 }
@@ -41,7 +41,7 @@ static void volume_name(const struct luks_volume *v, char *out, size_t size)
 
 /* Every option string of the command line, checked once, so that a malformed value stops
  * the plan before anything is asked for. */
-int luks_check_options(struct planner *p)
+int plan_luks_check_options(struct planner *p)
 {
 	const struct luks_cmdline *l = &p->opts->luks;
 	struct luks_options o;
@@ -55,17 +55,17 @@ int luks_check_options(struct planner *p)
 			continue;
 		r = luks_options_parse(text, &o, why, sizeof(why));
 		if (r < 0)
-			r = fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
+			r = plan_fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
 		else if (o.unknown[0])
-			note(p, "rd.luks.options=: left out what earlymount does not know: %s", o.unknown);
+			plan_note(p, "rd.luks.options=: left out what earlymount does not know: %s", o.unknown);
 	}
 	return r;
 }
 
 /* The name root= or mount.usr= gives as /dev/mapper/NAME when it is a listed volume's: the
  * volume's header UUID as a device spec in uuid_spec. */
-bool luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
-		       size_t size)
+bool plan_luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
+			    size_t size)
 {
 	const struct luks_cmdline *l = &p->opts->luks;
 	const char *name = device ? startswith(device, DM_MAPPER_DIR "/") : NULL;
@@ -90,7 +90,7 @@ static int effective_options(struct planner *p, const struct luks_volume *v, boo
 	int r = luks_options_parse(text, o, why, sizeof(why));
 
 	if (r < 0) {
-		r = fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
+		r = plan_fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
 		goto out;
 	}
 	o->readonly = o->readonly || read_only;
@@ -105,12 +105,12 @@ static void describe_volume(struct plan_step *step, const char *role, const stru
 	char label[LABEL_SHOWN];
 	struct text t;
 
-	text_init(&t, step->prompt, sizeof(step->prompt));
-	text_add(&t, "%s (partition %u", role, part->number);
+	plan_text_init(&t, step->prompt, sizeof(step->prompt));
+	plan_text_add(&t, "%s (partition %u", role, part->number);
 	if (part->label[0])
-		text_add(&t, " '%s'", label_shown(part->label, label));
-	text_add(&t, " of %s)", disk->path);
-	text_mark_cut(&t);
+		plan_text_add(&t, " '%s'", plan_label_shown(part->label, label));
+	plan_text_add(&t, " of %s)", disk->path);
+	plan_text_mark_cut(&t);
 }
 
 static int set_key(struct planner *p, struct plan_step *step, const struct luks_volume *v)
@@ -120,8 +120,8 @@ static int set_key(struct planner *p, struct plan_step *step, const struct luks_
 
 	if (spec && luks_key_parse(spec, step->key_file, sizeof(step->key_file), step->key_device,
 				   sizeof(step->key_device)) < 0)
-		r = fail(p, -EINVAL, "rd.luks.key=%s: not a key file path (PATH[:DEVICE]) that fits "
-			 "the plan", spec);
+		r = plan_fail(p, -EINVAL, "rd.luks.key=%s: not a key file path (PATH[:DEVICE]) that fits "
+			      "the plan", spec);
 	return r;
 }
 
@@ -133,8 +133,8 @@ static int check_name_free(struct planner *p, const char *mapper)
 	for (size_t i = 0; i < plan->n_steps; i++)
 		if ((plan->steps[i].op == OP_UNLOCK || plan->steps[i].op == OP_VERITY) &&
 		    streq(plan->steps[i].target, mapper))
-			return fail(p, -EINVAL, "two devices would be %s: give one of them another name "
-				    "with rd.luks.name=", mapper);
+			return plan_fail(p, -EINVAL, "two devices would be %s: give one of them another name "
+					 "with rd.luks.name=", mapper);
 	return 0;
 }
 
@@ -156,13 +156,13 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 		snprintf(name, sizeof(name), "%s", default_name);
 	snprintf(mapper, mapper_size, DM_MAPPER_DIR "/%s", name);
 	if (spec)
-		r = copy_field(p, source, sizeof(source), spec, "device");
+		r = plan_copy_field(p, source, sizeof(source), spec, "device");
 	else
-		r = discovered_source(p, part, source, sizeof(source));
+		r = plan_discovered_source(p, part, source, sizeof(source));
 	if (r == 0)
 		r = check_name_free(p, mapper);
 	if (r == 0)
-		r = add_step(p, OP_UNLOCK, source, mapper, "", part, &step);
+		r = plan_add_step(p, OP_UNLOCK, source, mapper, "", part, &step);
 	if (r == 0)
 		r = effective_options(p, v, read_only, &o, step->options, sizeof(step->options));
 	if (r == 0)
@@ -173,29 +173,29 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	step->optional = *optional || o.nofail;
 	*optional = step->optional;
 	if (spec)
-		step_reason(step, "%s: %s is encrypted (LUKS %s)", role, spec, part->fsuuid);
+		plan_step_reason(step, "%s: %s is encrypted (LUKS %s)", role, spec, part->fsuuid);
 	else
-		step_reason(step, "%s: discovered partition %u of %s is encrypted (LUKS %s)", role,
-			    part->number, disk->path, part->fsuuid);
+		plan_step_reason(step, "%s: discovered partition %u of %s is encrypted (LUKS %s)", role,
+				 part->number, disk->path, part->fsuuid);
 out:
 	return r;
 }
 
 static int refuse_locked(struct planner *p, const struct part *part, const char *role)
 {
-	return fail(p, -EPERM, "%s partition %u is encrypted (LUKS) and rd.luks=no leaves it "
-		    "locked: boot without rd.luks=no", role, part->number);
+	return plan_fail(p, -EPERM, "%s partition %u is encrypted (LUKS) and rd.luks=no leaves it "
+			 "locked: boot without rd.luks=no", role, part->number);
 }
 
-int luks_mount_source(struct planner *p, const struct part *part, const struct disk *disk,
-		      const char *spec, const char *role, const char *name, bool read_only,
-		      struct luks_mount *out)
+int plan_luks_mount_source(struct planner *p, const struct part *part, const struct disk *disk,
+			   const char *spec, const char *role, const char *name, bool read_only,
+			   struct luks_mount *out)
 {
 	bool optional = false;
 	int r = 0;
 
 	out->unlocked = false;
-	if (!part_is_luks(part))
+	if (!plan_part_is_luks(part))
 		goto out;
 	if (!p->opts->luks.enabled) {
 		r = refuse_locked(p, part, role);
@@ -208,17 +208,17 @@ out:
 	return r;
 }
 
-int luks_role_source(struct planner *p, const struct part *part, enum dps_role role,
-		     bool read_only, bool *optional, struct luks_mount *out)
+int plan_luks_role_source(struct planner *p, const struct part *part, enum dps_role role,
+			  bool read_only, bool *optional, struct luks_mount *out)
 {
 	int r = 0;
 
 	out->unlocked = false;
-	if (!part_is_luks(part))
+	if (!plan_part_is_luks(part))
 		goto out;
 	if (!p->opts->luks.enabled) {
-		note(p, "partition %u (%s) not used: it is encrypted (LUKS) and rd.luks=no leaves it "
-		     "locked", part->number, dps_role_name(role));
+		plan_note(p, "partition %u (%s) not used: it is encrypted (LUKS) and rd.luks=no leaves it "
+			  "locked", part->number, dps_role_name(role));
 		goto out;
 	}
 	/* systemd's gpt-auto names are the roles' */
@@ -240,7 +240,7 @@ static bool already_unlocked(const struct planner *p, const struct part *part)
 }
 
 /* rd.luks.uuid= and rd.luks.name= volumes that no mount of the plan unlocked. */
-int add_listed_volumes(struct planner *p)
+int plan_add_listed_volumes(struct planner *p)
 {
 	const struct luks_cmdline *l = &p->opts->luks;
 	char spec[sizeof("UUID=") + UUID_STR_LEN];
@@ -258,19 +258,19 @@ int add_listed_volumes(struct planner *p)
 			continue;
 		snprintf(spec, sizeof(spec), "UUID=%s", v->uuid);
 		r = disk_set_find(p->disks, spec, &part, &disk);
-		if (r == 0 && !part_is_luks(part)) {
-			note(p, "rd.luks.uuid=%s: partition %u of %s has this UUID but holds %s, not "
-			     "LUKS: not unlocked", v->uuid, part->number, disk->path,
-			     part->fstype[0] ? part->fstype : "nothing recognised");
+		if (r == 0 && !plan_part_is_luks(part)) {
+			plan_note(p, "rd.luks.uuid=%s: partition %u of %s has this UUID but holds %s, not "
+				  "LUKS: not unlocked", v->uuid, part->number, disk->path,
+				  part->fstype[0] ? part->fstype : "nothing recognised");
 			continue;
 		}
 		if (r == -ENOTUNIQ) {
-			r = fail(p, -ENOTUNIQ, "rd.luks.uuid=%s: several partitions carry this LUKS "
-				 "UUID (a cloned disk?): refusing to pick one", v->uuid);
+			r = plan_fail(p, -ENOTUNIQ, "rd.luks.uuid=%s: several partitions carry this LUKS "
+				      "UUID (a cloned disk?): refusing to pick one", v->uuid);
 			continue;
 		}
 		if (r < 0) {
-			note(p, "rd.luks.uuid=%s: no such LUKS device: not unlocked", v->uuid);
+			plan_note(p, "rd.luks.uuid=%s: no such LUKS device: not unlocked", v->uuid);
 			r = 0;
 			continue;
 		}

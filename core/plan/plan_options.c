@@ -26,11 +26,11 @@ static void add_option(struct text *t, const char *word, size_t len)
 {
 	if (len == 0 || has_option(t->buf, word, len))
 		return;
-	text_add(t, "%s%.*s", t->len ? "," : "", (int)len, word);
+	plan_text_add(t, "%s%.*s", t->len ? "," : "", (int)len, word);
 }
 
 /* Whether the last ro/rw word in flags is rw. */
-bool flags_want_rw(const char *flags)
+bool plan_flags_want_rw(const char *flags)
 {
 	bool rw = false;
 
@@ -49,14 +49,14 @@ bool flags_want_rw(const char *flags)
 }
 
 /* ro|rw, nodev, nosuid, noexec, then filesystem options, then the user's, no word twice. */
-int format_options(struct planner *p, char *out, size_t size, const struct mount_flags *f,
-		   const char *target)
+int plan_format_options(struct planner *p, char *out, size_t size, const struct mount_flags *f,
+			const char *target)
 {
 	const char *s = f->user;
 	struct text t;
 	int r = 0;
 
-	text_init(&t, out, size);
+	plan_text_init(&t, out, size);
 	add_option(&t, f->rw ? "rw" : "ro", 2);
 	if (f->nodev)
 		add_option(&t, "nodev", 5);
@@ -78,8 +78,8 @@ int format_options(struct planner *p, char *out, size_t size, const struct mount
 			s++;
 	}
 	if (t.full)
-		r = fail(p, -EINVAL, "mount options for %s are longer than %d bytes: shorten "
-			 "rootflags= or mount.usrflags=", target, PLAN_OPTIONS - 1);
+		r = plan_fail(p, -EINVAL, "mount options for %s are longer than %d bytes: shorten "
+			      "rootflags= or mount.usrflags=", target, PLAN_OPTIONS - 1);
 	return r;
 }
 
@@ -111,13 +111,13 @@ static const char *option_with_key(const char *options, const char *word, size_t
 
 /* defaults with each word the user gave for the same key in its place, then the user's
  * other words; the user's ro/rw are left out (the caller decides those). */
-int merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
-			char *out, size_t size, const char *target)
+int plan_merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
+			     char *out, size_t size, const char *target)
 {
 	struct text t;
 	int r = 0;
 
-	text_init(&t, out, size);
+	plan_text_init(&t, out, size);
 	for (const char *s = defaults; *s;) {
 		size_t n = strcspn(s, ","), given_len = 0;
 		const char *given = word_is_ro_rw(s, n) ? NULL : option_with_key(user, s, n, &given_len);
@@ -136,7 +136,7 @@ int merge_tmpfs_options(struct planner *p, const char *defaults, const char *use
 		s += n + (s[n] == ',');
 	}
 	if (t.full)
-		r = fail(p, -EINVAL, "mount options for %s are longer than %d bytes: shorten rootflags= or earlymount.tmpfs=",
-			 target, PLAN_OPTIONS - 1);
+		r = plan_fail(p, -EINVAL, "mount options for %s are longer than %d bytes: shorten "
+			      "rootflags= or earlymount.tmpfs=", target, PLAN_OPTIONS - 1);
 	return r;
 }

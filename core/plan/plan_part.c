@@ -1,7 +1,7 @@
 /* What the spec and the kernel allow of one partition, whatever role it is wanted for: its
- * type and GPT flags, damage in the table, the filesystem on it. Both the root and /usr
- * choice (plan_pick.c) and the other roles (plan_roles.c) ask here, so that they refuse
- * alike and in the same words. */
+ * type and GPT flags, damage in the table, the filesystem on it; and which partition a device
+ * spec of the command line names. Both the root and /usr choice (plan_pick.c) and the other
+ * roles (plan_roles.c) ask here, so that they refuse alike and in the same words. */
 #include <errno.h>
 #include <inttypes.h>
 
@@ -31,36 +31,36 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 	return false;
 }
 
-enum dps_role part_role(const struct part *part)
+enum dps_role plan_part_role(const struct part *part)
 {
 	const struct dps_type *type = dps_type_from_uuid(part->type);
 
 	return type ? type->role : DPS_UNKNOWN;
 }
 
-bool part_is(const struct part *part, enum dps_role role, enum arch arch)
+bool plan_part_is(const struct part *part, enum dps_role role, enum arch arch)
 {
 	const struct dps_type *type = dps_type_from_uuid(part->type);
 
 	return type && type->role == role && (arch == ARCH_INVALID || type->arch == arch);
 }
 
-bool disk_is_gpt(const struct disk *disk)
+bool plan_disk_is_gpt(const struct disk *disk)
 {
 	return streq(disk->pttype, "gpt");
 }
 
 /* Bit 60 means something only for the roles the spec gives it to, and only in a GPT. */
-bool part_read_only(const struct part *part, const struct disk *disk)
+bool plan_part_read_only(const struct part *part, const struct disk *disk)
 {
-	enum dps_role role = part_role(part);
+	enum dps_role role = plan_part_role(part);
 
-	return disk_is_gpt(disk) && role != DPS_UNKNOWN && (part->flags & GPT_FLAG_READ_ONLY) &&
+	return plan_disk_is_gpt(disk) && role != DPS_UNKNOWN && (part->flags & GPT_FLAG_READ_ONLY) &&
 	       dps_role_honours_read_only(role);
 }
 
 /* Why the spec says not to pick part by itself, or NULL when it may be picked. */
-const char *auto_skip_reason(const struct part *part, enum dps_role role)
+const char *plan_auto_skip_reason(const struct part *part, enum dps_role role)
 {
 	if ((part->flags & GPT_FLAG_NO_AUTO) && dps_role_honours_no_auto(role))
 		return "bit 63 (no-auto) set";
@@ -73,28 +73,28 @@ const char *auto_skip_reason(const struct part *part, enum dps_role role)
 	return NULL;
 }
 
-void note_passed_over(struct planner *p, const struct part *part, enum dps_role role,
-		      const char *why)
+void plan_note_passed_over(struct planner *p, const struct part *part, enum dps_role role,
+			   const char *why)
 {
 	char label[LABEL_SHOWN];
 
 	if (part->label[0])
-		note(p, "partition %u (%s, label '%s') passed over: %s", part->number,
-		     dps_role_name(role), label_shown(part->label, label), why);
+		plan_note(p, "partition %u (%s, label '%s') passed over: %s", part->number,
+			  dps_role_name(role), plan_label_shown(part->label, label), why);
 	else
-		note(p, "partition %u (%s) passed over: %s", part->number, dps_role_name(role), why);
+		plan_note(p, "partition %u (%s) passed over: %s", part->number, dps_role_name(role), why);
 }
 
-bool fstype_journalled(const char *fstype)
+bool plan_fstype_journalled(const char *fstype)
 {
 	return in_list(fstype, journal_fstypes, ARRAY_SIZE(journal_fstypes));
 }
 
 /* The filesystem to mount part with: forced (rootfstype=) wins; else what was probed, if
  * the spec (discovered) or the kernel (explicit) can mount it. */
-int check_fstype(struct planner *p, const struct part *part, const char *what,
-		 const char *forced, const char *forced_key, bool discovered,
-		 const char **fstype)
+int plan_check_fstype(struct planner *p, const struct part *part, const char *what,
+		      const char *forced, const char *forced_key, bool discovered,
+		      const char **fstype)
 {
 	int r = 0;
 
@@ -104,20 +104,20 @@ int check_fstype(struct planner *p, const struct part *part, const char *what,
 	}
 	*fstype = part->fstype;
 	if (!part->fstype[0])
-		r = fail(p, -EPERM, "%s partition %u: no filesystem recognised on it; format it, or "
-			 "give %s if the probe missed it", what, part->number, forced_key);
+		r = plan_fail(p, -EPERM, "%s partition %u: no filesystem recognised on it; format it, or "
+			      "give %s if the probe missed it", what, part->number, forced_key);
 	else if (discovered && !dps_fstype_allowed(part->fstype))
-		r = fail(p, -EPERM, "%s partition %u holds %s; earlymount mounts " ALLOWED_FSTYPES
-			 " (%s forces a type)", what, part->number, part->fstype, forced_key);
+		r = plan_fail(p, -EPERM, "%s partition %u holds %s; earlymount mounts " ALLOWED_FSTYPES
+			      " (%s forces a type)", what, part->number, part->fstype, forced_key);
 	else if (in_list(part->fstype, not_mountable_fstypes, ARRAY_SIZE(not_mountable_fstypes)))
-		r = fail(p, -EPERM, "%s partition %u holds %s, which is no filesystem to mount; "
-			 "earlymount does not unlock or assemble devices", what, part->number,
-			 part->fstype);
+		r = plan_fail(p, -EPERM, "%s partition %u holds %s, which is no filesystem to mount; "
+			      "earlymount does not unlock or assemble devices", what, part->number,
+			      part->fstype);
 out:
 	return r;
 }
 
-bool role_fstype_ok(struct planner *p, const struct part *part, enum dps_role role)
+bool plan_role_fstype_ok(struct planner *p, const struct part *part, enum dps_role role)
 {
 	bool ok;
 
@@ -126,15 +126,15 @@ bool role_fstype_ok(struct planner *p, const struct part *part, enum dps_role ro
 	else
 		ok = part->fstype[0] && dps_fstype_allowed(part->fstype);
 	if (role == DPS_SWAP && streq(part->fstype, "swsuspend"))
-		note(p, "partition %u (swap) not enabled as swap: it holds a hibernation image, "
-		     "which swapping would overwrite", part->number);
+		plan_note(p, "partition %u (swap) not enabled as swap: it holds a hibernation image, "
+			  "which swapping would overwrite", part->number);
 	else if (!ok && part->fstype[0])
-		note(p, "partition %u (%s) not used: it holds %s; expected %s", part->number,
-		     dps_role_name(role), part->fstype,
-		     role == DPS_SWAP ? "a swap signature" : ALLOWED_FSTYPES);
+		plan_note(p, "partition %u (%s) not used: it holds %s; expected %s", part->number,
+			  dps_role_name(role), part->fstype,
+			  role == DPS_SWAP ? "a swap signature" : ALLOWED_FSTYPES);
 	else if (!ok)
-		note(p, "partition %u (%s) not used: no %s recognised on it", part->number,
-		     dps_role_name(role), role == DPS_SWAP ? "swap signature" : "filesystem");
+		plan_note(p, "partition %u (%s) not used: no %s recognised on it", part->number,
+			  dps_role_name(role), role == DPS_SWAP ? "swap signature" : "filesystem");
 	return ok;
 }
 
@@ -143,39 +143,54 @@ bool role_fstype_ok(struct planner *p, const struct part *part, enum dps_role ro
  * without overflow. Overlaps count on GPT disks only: there the spec forbids them, while an
  * MBR's extended partition holds its logical ones, and libblkid lists BSD or Solaris labels
  * nested inside a partition beside it. */
-bool part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT])
+bool plan_part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT])
 {
 	const struct part *other = NULL;
 	struct text t;
 
-	text_init(&t, why, PLAN_TEXT);
+	plan_text_init(&t, why, PLAN_TEXT);
 	if (part->size == 0)
-		text_add(&t, "partition %u of %s is empty (0 bytes): there is nothing to mount; repair "
-			 "the partition table", part->number, disk->path);
+		plan_text_add(&t, "partition %u of %s is empty (0 bytes): there is nothing to mount; "
+			      "repair the partition table", part->number, disk->path);
 	else if (part->size > UINT64_MAX - part->start)
-		text_add(&t, "partition %u of %s claims %" PRIu64 " bytes from byte %" PRIu64 ", past "
-			 "the end of any disk; repair the partition table", part->number, disk->path,
-			 part->size, part->start);
+		plan_text_add(&t, "partition %u of %s claims %" PRIu64 " bytes from byte %" PRIu64 ", past "
+			      "the end of any disk; repair the partition table", part->number, disk->path,
+			      part->size, part->start);
 	else if (part->number == 0 || part->number > KERNEL_MAX_PART_NUMBER)
-		text_add(&t, "partition %u of %s is numbered outside 1-%d, so the kernel makes no "
-			 "device for it; move it to a lower entry of the table", part->number,
-			 disk->path, KERNEL_MAX_PART_NUMBER);
-	else if (disk_is_gpt(disk) && (other = disk_find_overlap(disk, part)))
-		text_add(&t, "partitions %u and %u of %s overlap (bytes %" PRIu64 "-%" PRIu64 " and %"
-			 PRIu64 "-%" PRIu64 "); refusing to mount either; repair the partition table",
-			 part->number, other->number, disk->path, part->start, part_end(part) - 1,
-			 other->start, part_end(other) - 1);
-	text_mark_cut(&t);
+		plan_text_add(&t, "partition %u of %s is numbered outside 1-%d, so the kernel makes no "
+			      "device for it; move it to a lower entry of the table", part->number,
+			      disk->path, KERNEL_MAX_PART_NUMBER);
+	else if (plan_disk_is_gpt(disk) && (other = disk_find_overlap(disk, part)))
+		plan_text_add(&t, "partitions %u and %u of %s overlap (bytes %" PRIu64 "-%" PRIu64 " and %"
+			      PRIu64 "-%" PRIu64 "); refusing to mount either; repair the partition table",
+			      part->number, other->number, disk->path, part->start, part_end(part) - 1,
+			      other->start, part_end(other) - 1);
+	plan_text_mark_cut(&t);
 	return t.len > 0;
 }
 
 /* A damaged partition is never mounted, and no other is picked in its place: the plan fails
  * for root, /usr and the required mounts (optional ones are left out, see
- * add_discovered_stage()). */
-int refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
-		   const char *what)
+ * plan_add_discovered_stage()). */
+int plan_refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
+			const char *what)
 {
 	char why[PLAN_TEXT];
 
-	return part_damage(disk, part, why) ? fail(p, -EPERM, "%s: %s", what, why) : 0;
+	return plan_part_damage(disk, part, why) ? plan_fail(p, -EPERM, "%s: %s", what, why) : 0;
+}
+
+/* The partition a device spec of the command line names, key= in messages. */
+int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
+		      const struct part **part, const struct disk **disk)
+{
+	int r = disk_set_find(p->disks, spec, part, disk);
+
+	if (r == -ENOTUNIQ)
+		r = plan_fail(p, -ENOTUNIQ, "%s%s matches several partitions: refusing to pick one; "
+			      "name it by PARTUUID=", key, spec);
+	else if (r < 0)
+		r = plan_fail_found(p, -ENOENT, "%s%s matches no partition (at boot the device may not "
+				    "have appeared yet)", key, spec);
+	return r;
 }

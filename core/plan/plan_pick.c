@@ -31,21 +31,21 @@ static const char *failure_of(const struct planner *p, const struct part *part)
 static const char *pick_skip_reason(const struct planner *p, const struct disk *disk,
 				    const struct part *part, enum dps_role role)
 {
-	const char *why = auto_skip_reason(part, role);
+	const char *why = plan_auto_skip_reason(part, role);
 
 	if (!why && p->usr_explicit && part == p->usr)
 		why = "it is named by mount.usr=";
 	if (!why && failure_of(p, part))
 		why = "it failed at this boot";
-	if (!why && verity_unsigned_on_signed_disk(p, disk, part, role))
+	if (!why && plan_verity_unsigned_on_signed_disk(p, disk, part, role))
 		why = "the disk signs its versions and this one has no signature";
 	return why;
 }
 
 /* The root or usr partition of arch on disk, or NULL. With noting, every partition passed
  * over gets a note saying why. */
-const struct part *pick_versioned(struct planner *p, const struct disk *disk,
-				  enum dps_role role, enum arch arch, bool noting)
+const struct part *plan_pick_versioned(struct planner *p, const struct disk *disk,
+				       enum dps_role role, enum arch arch, bool noting)
 {
 	const struct part *best = NULL;
 	char label[LABEL_SHOWN];
@@ -54,12 +54,12 @@ const struct part *pick_versioned(struct planner *p, const struct disk *disk,
 		const struct part *part = &disk->parts[i];
 		const char *why;
 
-		if (!part_is(part, role, arch))
+		if (!plan_part_is(part, role, arch))
 			continue;
 		why = pick_skip_reason(p, disk, part, role);
 		if (why) {
 			if (noting)
-				note_passed_over(p, part, role, why);
+				plan_note_passed_over(p, part, role, why);
 			continue;
 		}
 		if (!best || part_newer(part, best))
@@ -69,21 +69,22 @@ const struct part *pick_versioned(struct planner *p, const struct disk *disk,
 		const struct part *part = &disk->parts[i];
 		char why[PLAN_TEXT];
 
-		if (part == best || !part_is(part, role, arch) || pick_skip_reason(p, disk, part, role))
+		if (part == best || !plan_part_is(part, role, arch) ||
+		    pick_skip_reason(p, disk, part, role))
 			continue;
 		if (strverscmp(part->label, best->label) == 0)
 			snprintf(why, sizeof(why), "partition %u has the same version and a lower number",
 				 best->number);
 		else
 			snprintf(why, sizeof(why), "partition %u (label '%s') has a newer version",
-				 best->number, label_shown(best->label, label));
-		note_passed_over(p, part, role, why);
+				 best->number, plan_label_shown(best->label, label));
+		plan_note_passed_over(p, part, role, why);
 	}
 	return best;
 }
 
 /* The arches to look for root (or usr) in, best first; ARCH_INVALID ends the list. */
-void arch_order(enum arch first, enum arch native, enum arch order[3])
+void plan_arch_order(enum arch first, enum arch native, enum arch order[3])
 {
 	size_t n = 0;
 	enum arch wanted[3] = { first, native, arch_secondary(native) };
@@ -107,70 +108,56 @@ static const struct part *pick_in_order(struct planner *p, const struct disk *di
 	const struct part *part = NULL;
 
 	for (size_t i = 0; i < 3 && !part && order[i] != ARCH_INVALID; i++) {
-		part = pick_versioned(p, disk, role, order[i], noting);
+		part = plan_pick_versioned(p, disk, role, order[i], noting);
 		if (part && found_arch)
 			*found_arch = order[i];
 	}
 	return part;
 }
 
-int resolve_spec(struct planner *p, const char *key, const char *spec,
-		 const struct part **part, const struct disk **disk)
-{
-	int r = disk_set_find(p->disks, spec, part, disk);
-
-	if (r == -ENOTUNIQ)
-		r = fail(p, -ENOTUNIQ, "%s%s matches several partitions: refusing to pick one; "
-			 "name it by PARTUUID=", key, spec);
-	else if (r < 0)
-		r = fail_found(p, -ENOENT, "%s%s matches no partition (at boot the device may not "
-			       "have appeared yet)", key, spec);
-	return r;
-}
-
-int resolve_explicit(struct planner *p)
+int plan_resolve_explicit(struct planner *p)
 {
 	const struct options *opts = p->opts;
 	int r = 0;
 
-	if (opts->root_kind == ROOT_DEVICE && verity_names_device(&p->root_verity, opts->root)) {
-		r = verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
+	if (opts->root_kind == ROOT_DEVICE && plan_verity_names_device(&p->root_verity, opts->root)) {
+		r = plan_verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
 		if (r < 0)
 			goto out;
 		p->root_explicit = true;
 	} else if (opts->root_kind == ROOT_DEVICE) {
 		if (!opts->root || !opts->root[0]) {
-			r = fail(p, -EINVAL, "root= is empty: give a device, 'gpt-auto' or 'tmpfs'");
+			r = plan_fail(p, -EINVAL, "root= is empty: give a device, 'gpt-auto' or 'tmpfs'");
 			goto out;
 		}
-		if (luks_names_device(p, opts->root, p->root_luks_spec, sizeof(p->root_luks_spec)))
-			r = resolve_spec(p, "root=", p->root_luks_spec, &p->root, &p->root_disk);
+		if (plan_luks_names_device(p, opts->root, p->root_luks_spec, sizeof(p->root_luks_spec)))
+			r = plan_resolve_spec(p, "root=", p->root_luks_spec, &p->root, &p->root_disk);
 		else
-			r = resolve_spec(p, "root=", opts->root, &p->root, &p->root_disk);
+			r = plan_resolve_spec(p, "root=", opts->root, &p->root, &p->root_disk);
 		if (r < 0)
 			goto out;
 		p->root_explicit = true;
 	}
 	/* a share's tag names no partition */
-	if (usr_is_share(p)) {
+	if (plan_usr_is_share(p)) {
 		r = 0;
-	} else if (verity_names_device(&p->usr_verity, opts->usr)) {
-		r = verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
+	} else if (plan_verity_names_device(&p->usr_verity, opts->usr)) {
+		r = plan_verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
 		if (r < 0)
 			goto out;
 		p->usr_explicit = true;
 	} else if (opts->usr && opts->usr[0]) {
-		if (luks_names_device(p, opts->usr, p->usr_luks_spec, sizeof(p->usr_luks_spec)))
-			r = resolve_spec(p, "mount.usr=", p->usr_luks_spec, &p->usr, &p->usr_disk);
+		if (plan_luks_names_device(p, opts->usr, p->usr_luks_spec, sizeof(p->usr_luks_spec)))
+			r = plan_resolve_spec(p, "mount.usr=", p->usr_luks_spec, &p->usr, &p->usr_disk);
 		else
-			r = resolve_spec(p, "mount.usr=", opts->usr, &p->usr, &p->usr_disk);
+			r = plan_resolve_spec(p, "mount.usr=", opts->usr, &p->usr, &p->usr_disk);
 		if (r < 0)
 			goto out;
 		p->usr_explicit = true;
 	}
 	if (p->root && p->root == p->usr)
-		r = fail(p, -EINVAL, "root=%s and mount.usr=%s name the same partition %u of %s",
-			 opts->root, opts->usr, p->root->number, p->root_disk->path);
+		r = plan_fail(p, -EINVAL, "root=%s and mount.usr=%s name the same partition %u of %s",
+			      opts->root, opts->usr, p->root->number, p->root_disk->path);
 out:
 	return r;
 }
@@ -183,17 +170,17 @@ static enum arch root_type_arch(const struct part *root, enum arch fallback)
 	return type && type->role == DPS_ROOT && type->arch != ARCH_INVALID ? type->arch : fallback;
 }
 
-int choose_root(struct planner *p)
+int plan_choose_root(struct planner *p)
 {
 	enum arch order[3];
 	char label[LABEL_SHOWN];
 	int r = 0;
 
 	p->root_arch = p->machine->arch;
-	if (p->opts->root_kind == ROOT_TMPFS || root_is_share(p))
+	if (p->opts->root_kind == ROOT_TMPFS || plan_root_is_share(p))
 		goto out;
 	if (p->root_verity.root_hash && !p->root_verity.named) {
-		r = verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
+		r = plan_verity_choose(p, &p->root_verity, &p->root, &p->root_disk);
 		if (r == 0)
 			p->root_arch = root_type_arch(p->root, p->root_arch);
 		goto out;
@@ -203,59 +190,61 @@ int choose_root(struct planner *p)
 		goto out;
 	}
 	if (!p->disk) {
-		r = fail_found(p, -ENOENT, "no disk to look for a root partition on: give root=");
+		r = plan_fail_found(p, -ENOENT, "no disk to look for a root partition on: give root=");
 		goto out;
 	}
-	arch_order(p->machine->arch, p->machine->arch, order);
+	plan_arch_order(p->machine->arch, p->machine->arch, order);
 	p->root = pick_in_order(p, p->disk, DPS_ROOT, order, true, &p->root_arch);
 	if (!p->root) {
 		struct text t;
 
-		text_init(&t, p->plan->error, PLAN_TEXT);
-		text_add(&t, "no root partition (type %s for %s) on %s; found: ",
-			 dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]), p->disk->path);
-		describe_disk(&t, p->disk);
-		text_mark_cut(&t);
+		plan_text_init(&t, p->plan->error, PLAN_TEXT);
+		plan_text_add(&t, "no root partition (type %s for %s) on %s; found: ",
+			      dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]), p->disk->path);
+		plan_describe_disk(&t, p->disk);
+		plan_text_mark_cut(&t);
 		r = -ENOENT;
 		goto out;
 	}
 	p->root_disk = p->disk;
 	if (p->root_arch != p->machine->arch)
-		note(p, "no %s root partition on %s: using the %s one", arch_name(p->machine->arch),
-		     p->disk->path, arch_name(p->root_arch));
-	note(p, "root: partition %u%s%s%s on %s", p->root->number, p->root->label[0] ? " (label '" : "",
-	     label_shown(p->root->label, label), p->root->label[0] ? "')" : "", p->disk->path);
-	r = verity_from_signature(p, &p->root_verity, p->root);
+		plan_note(p, "no %s root partition on %s: using the %s one", arch_name(p->machine->arch),
+			  p->disk->path, arch_name(p->root_arch));
+	plan_note(p, "root: partition %u%s%s%s on %s", p->root->number,
+		  p->root->label[0] ? " (label '" : "", plan_label_shown(p->root->label, label),
+		  p->root->label[0] ? "')" : "", p->disk->path);
+	r = plan_verity_from_signature(p, &p->root_verity, p->root);
 out:
 	return r;
 }
 
-int choose_usr(struct planner *p)
+int plan_choose_usr(struct planner *p)
 {
 	enum arch order[3];
 	enum arch arch = ARCH_INVALID;
 	char label[LABEL_SHOWN];
 
-	if (usr_is_share(p))
+	if (plan_usr_is_share(p))
 		return 0;
 	if (p->usr_verity.root_hash && !p->usr_verity.named)
-		return verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
+		return plan_verity_choose(p, &p->usr_verity, &p->usr, &p->usr_disk);
 	if (p->usr_explicit || !p->disk)
 		return 0;
-	arch_order(p->root_arch, p->machine->arch, order);
+	plan_arch_order(p->root_arch, p->machine->arch, order);
 	p->usr = pick_in_order(p, p->disk, DPS_USR, order, true, &arch);
 	if (p->usr && p->usr == p->root) {
-		note(p, "partition %u not mounted on /usr: it is the root (root=%s)", p->usr->number,
-		     p->opts->root);
+		plan_note(p, "partition %u not mounted on /usr: it is the root (root=%s)", p->usr->number,
+			  p->opts->root);
 		p->usr = NULL;
 	}
 	if (!p->usr)
 		return 0;
 	p->usr_disk = p->disk;
 	if (arch != p->root_arch)
-		note(p, "no %s usr partition on %s: using the %s one", arch_name(p->root_arch),
-		     p->disk->path, arch_name(arch));
-	note(p, "usr: partition %u%s%s%s on %s", p->usr->number, p->usr->label[0] ? " (label '" : "",
-	     label_shown(p->usr->label, label), p->usr->label[0] ? "')" : "", p->disk->path);
-	return verity_from_signature(p, &p->usr_verity, p->usr);
+		plan_note(p, "no %s usr partition on %s: using the %s one", arch_name(p->root_arch),
+			  p->disk->path, arch_name(arch));
+	plan_note(p, "usr: partition %u%s%s%s on %s", p->usr->number,
+		  p->usr->label[0] ? " (label '" : "", plan_label_shown(p->usr->label, label),
+		  p->usr->label[0] ? "')" : "", p->disk->path);
+	return plan_verity_from_signature(p, &p->usr_verity, p->usr);
 }

@@ -28,8 +28,8 @@ static const struct part *discovered_image(const struct planner *p)
 	for (size_t i = 0; p->disk && i < p->disk->n_parts; i++) {
 		const struct part *part = &p->disk->parts[i];
 
-		if (!part_is(part, DPS_SWAP, ARCH_INVALID) || !holds_image(part) ||
-		    auto_skip_reason(part, DPS_SWAP) || part_damage(p->disk, part, why))
+		if (!plan_part_is(part, DPS_SWAP, ARCH_INVALID) || !holds_image(part) ||
+		    plan_auto_skip_reason(part, DPS_SWAP) || plan_part_damage(p->disk, part, why))
 			continue;
 		if (!found || part->number < found->number)
 			found = part;
@@ -41,7 +41,8 @@ static const struct part *discovered_image(const struct planner *p)
  * the volume unlocked first, with the key of the hibernated system. */
 static bool encrypted(const char *spec, const struct part *part)
 {
-	return startswith(spec, DM_MAPPER_DIR "/") || startswith(spec, "/dev/dm-") || part_is_luks(part);
+	return startswith(spec, DM_MAPPER_DIR "/") || startswith(spec, "/dev/dm-") ||
+	       plan_part_is_luks(part);
 }
 
 static int add_resume_step(struct planner *p, const char *source, const struct part *part,
@@ -52,9 +53,9 @@ static int add_resume_step(struct planner *p, const char *source, const struct p
 
 	if (p->opts->has_resume_offset)
 		snprintf(offset, sizeof(offset), "resume_offset=%" PRIu64, p->opts->resume_offset);
-	r = add_step(p, OP_RESUME, source, "", "", part, out);
+	r = plan_add_step(p, OP_RESUME, source, "", "", part, out);
 	if (r == 0)
-		r = copy_field(p, (*out)->options, sizeof((*out)->options), offset, "options");
+		r = plan_copy_field(p, (*out)->options, sizeof((*out)->options), offset, "options");
 	/* No image, or one the kernel cannot load, is a fresh boot, never a stop. */
 	if (r == 0)
 		(*out)->optional = true;
@@ -70,17 +71,17 @@ static int resume_named(struct planner *p, const char *spec)
 	int r = 0;
 
 	if (!is_devno(spec) && !encrypted(spec, NULL))
-		r = resolve_spec(p, "resume=", spec, &part, NULL);
+		r = plan_resolve_spec(p, "resume=", spec, &part, NULL);
 	if (r < 0)
 		goto out;
 	if (encrypted(spec, part)) {
-		note(p, "resume=%s not attempted: earlymount does not resume from an encrypted swap "
-		     "(an image there stays: a swap that holds one is not enabled)", spec);
+		plan_note(p, "resume=%s not attempted: earlymount does not resume from an encrypted swap "
+			  "(an image there stays: a swap that holds one is not enabled)", spec);
 		goto out;
 	}
 	r = add_resume_step(p, spec, part, &step);
 	if (r == 0)
-		step_reason(step, "resume: named by resume=");
+		plan_step_reason(step, "resume: named by resume=");
 out:
 	return r;
 }
@@ -89,28 +90,28 @@ static int resume_discovered(struct planner *p, const struct part *part)
 {
 	char source[PLAN_PATH];
 	struct plan_step *step;
-	int r = discovered_source(p, part, source, sizeof(source));
+	int r = plan_discovered_source(p, part, source, sizeof(source));
 
 	if (r == 0)
 		r = add_resume_step(p, source, part, &step);
 	if (r == 0)
-		step_reason(step, "resume: a hibernation image on discovered swap partition %u of %s",
-			    part->number, p->disk->path);
+		plan_step_reason(step, "resume: a hibernation image on discovered swap partition %u of %s",
+				 part->number, p->disk->path);
 	return r;
 }
 
-int add_resume_stage(struct planner *p)
+int plan_add_resume_stage(struct planner *p)
 {
 	const struct part *image = discovered_image(p);
 	int r = 0;
 
 	if (p->opts->noresume) {
 		if (p->opts->resume)
-			note(p, "resume=%s ignored: noresume", p->opts->resume);
+			plan_note(p, "resume=%s ignored: noresume", p->opts->resume);
 		if (image)
-			note(p, "noresume: the hibernation image on swap partition %u is left as it "
-			     "is, and the partition is not enabled as swap (boot without noresume to "
-			     "resume it, or run mkswap on it to throw it away)", image->number);
+			plan_note(p, "noresume: the hibernation image on swap partition %u is left as it "
+				  "is, and the partition is not enabled as swap (boot without noresume to "
+				  "resume it, or run mkswap on it to throw it away)", image->number);
 	} else if (p->opts->resume) {
 		r = resume_named(p, p->opts->resume);
 	} else if (image) {

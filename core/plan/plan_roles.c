@@ -88,19 +88,19 @@ static bool var_part_usable(struct planner *p, const struct part *part, const st
 
 	if (!var->have_id && p->opts->root_kind == ROOT_TMPFS) {
 		if (noting)
-			note(p, "partition %u (var) not mounted: root=tmpfs has no machine ID; give "
-			     "systemd.machine_id= to use it", part->number);
+			plan_note(p, "partition %u (var) not mounted: root=tmpfs has no machine ID; give "
+				  "systemd.machine_id= to use it", part->number);
 	} else if (!var->have_id) {
 		/* Planned again at boot, once the root's machine ID has been read. */
 		p->plan->wants_machine_id = true;
 		if (noting)
-			note(p, "/var partition %u: the machine ID is read from %s at boot (pass "
-			     "--machine-id to plan it here)", part->number, p->plan->machine_id_path);
+			plan_note(p, "/var partition %u: the machine ID is read from %s at boot (pass "
+				  "--machine-id to plan it here)", part->number, p->plan->machine_id_path);
 	} else if (!uuid_str_equal(part->partuuid, var->expected)) {
 		if (noting)
-			note(p, "partition %u (var) not mounted: its PARTUUID %s is not this machine's "
-			     "(expected %s from machine ID %s)", part->number, part->partuuid,
-			     var->expected, var->id_text);
+			plan_note(p, "partition %u (var) not mounted: its PARTUUID %s is not this machine's "
+				  "(expected %s from machine ID %s)", part->number, part->partuuid,
+				  var->expected, var->id_text);
 	} else {
 		usable = true;
 	}
@@ -115,14 +115,14 @@ static bool role_part_usable(struct planner *p, const struct part *part, enum dp
 	bool usable = false;
 
 	if (!skip)
-		skip = auto_skip_reason(part, role);
+		skip = plan_auto_skip_reason(part, role);
 	if (skip) {
 		if (noting)
-			note_passed_over(p, part, role, skip);
+			plan_note_passed_over(p, part, role, skip);
 	} else if (part_is_explicit(p, part)) {
 		if (noting)
-			note(p, "partition %u (%s) not mounted again: it is named by %s", part->number,
-			     dps_role_name(role), part == p->root ? "root=" : "mount.usr=");
+			plan_note(p, "partition %u (%s) not mounted again: it is named by %s", part->number,
+				  dps_role_name(role), part == p->root ? "root=" : "mount.usr=");
 	} else if (role == DPS_VAR) {
 		usable = var_part_usable(p, part, var, noting);
 	} else {
@@ -144,19 +144,19 @@ static const struct part *pick_role_part(struct planner *p, enum dps_role role)
 	for (size_t i = 0; i < p->disk->n_parts; i++) {
 		const struct part *part = &p->disk->parts[i];
 
-		if (part_is(part, role, ARCH_INVALID) && role_part_usable(p, part, role, &var, true) &&
+		if (plan_part_is(part, role, ARCH_INVALID) && role_part_usable(p, part, role, &var, true) &&
 		    (!chosen || part->number < chosen->number))
 			chosen = part;
 	}
 	for (size_t i = 0; chosen && i < p->disk->n_parts; i++) {
 		const struct part *part = &p->disk->parts[i];
 
-		if (part == chosen || !part_is(part, role, ARCH_INVALID) ||
+		if (part == chosen || !plan_part_is(part, role, ARCH_INVALID) ||
 		    !role_part_usable(p, part, role, &var, false))
 			continue;
 		snprintf(why, sizeof(why), "partition %u is the first %s partition", chosen->number,
 			 dps_role_name(role));
-		note_passed_over(p, part, role, why);
+		plan_note_passed_over(p, part, role, why);
 	}
 	return chosen;
 }
@@ -167,7 +167,7 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 	char target[PLAN_PATH];
 	char source[PLAN_PATH];
 	struct plan_step *step = NULL;
-	bool read_only = part_read_only(part, p->disk);
+	bool read_only = plan_part_read_only(part, p->disk);
 	const char *mount_point = rm->target;
 	const char *fstype = rm->role == DPS_SWAP ? "swap" : part->fstype;
 	const char *through = "";
@@ -177,56 +177,56 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 
 	if (rm->role == DPS_ESP)
 		mount_point = p->xbootldr_mounted ? "/efi" : "/boot";
-	r = luks_role_source(p, part, rm->role, read_only, &optional, &luks);
-	if (r < 0 || (part_is_luks(part) && !luks.unlocked))
+	r = plan_luks_role_source(p, part, rm->role, read_only, &optional, &luks);
+	if (r < 0 || (plan_part_is_luks(part) && !luks.unlocked))
 		goto out;
 	if (luks.unlocked) {
-		r = copy_field(p, source, sizeof(source), luks.mapper, "device");
+		r = plan_copy_field(p, source, sizeof(source), luks.mapper, "device");
 		fstype = "";
 		through = "the unlocked LUKS device over ";
 	} else {
-		r = discovered_source(p, part, source, sizeof(source));
+		r = plan_discovered_source(p, part, source, sizeof(source));
 	}
 	if (r < 0)
 		goto out;
 	if (rm->role == DPS_SWAP) {
-		r = add_step(p, OP_SWAPON, source, "", fstype, luks.unlocked ? NULL : part, &step);
+		r = plan_add_step(p, OP_SWAPON, source, "", fstype, luks.unlocked ? NULL : part, &step);
 		if (r == 0)
 			step->optional = true;
 		if (r == 0)
-			step_reason(step, "swap: %sdiscovered partition %u of %s", through, part->number,
-				    p->disk->path);
+			plan_step_reason(step, "swap: %sdiscovered partition %u of %s", through, part->number,
+					 p->disk->path);
 		goto out;
 	}
 	snprintf(target, sizeof(target), ROOT_MOUNT_POINT "%s", mount_point);
 	flags.rw = rm->rw && !read_only && (!rm->rw_needs_rw || p->opts->rw == 1);
 	if (rm->rw && !read_only && !flags.rw)
-		note(p, "%s partition %u mounted read-only, as the boot is (ro is the default): boot "
-		     "with rw to write to it", dps_role_name(rm->role), part->number);
+		plan_note(p, "%s partition %u mounted read-only, as the boot is (ro is the default): boot "
+			  "with rw to write to it", dps_role_name(rm->role), part->number);
 	flags.nodev = true;
 	flags.nosuid = rm->nosuid;
 	flags.noexec = rm->noexec;
 	flags.umask = rm->umask_if_vfat && streq(part->fstype, "vfat");
-	flags.norecovery = read_only && fstype_journalled(fstype);
+	flags.norecovery = read_only && plan_fstype_journalled(fstype);
 	if (flags.rw)
-		r = add_fsck_step(p, source, luks.unlocked ? NULL : part, fstype, target);
+		r = plan_add_fsck_step(p, source, luks.unlocked ? NULL : part, fstype, target);
 	if (r == 0)
-		r = add_step(p, OP_MOUNT, source, target, fstype, luks.unlocked ? NULL : part, &step);
+		r = plan_add_step(p, OP_MOUNT, source, target, fstype, luks.unlocked ? NULL : part, &step);
 	if (r < 0)
 		goto out;
 	step->optional = optional;
 	step->norecovery_if_journalled = luks.unlocked && read_only;
-	r = format_options(p, step->options, sizeof(step->options), &flags, target);
+	r = plan_format_options(p, step->options, sizeof(step->options), &flags, target);
 	if (r < 0)
 		goto out;
-	step_reason(step, "%s: %sdiscovered partition %u of %s", dps_role_name(rm->role), through,
-		    part->number, p->disk->path);
+	plan_step_reason(step, "%s: %sdiscovered partition %u of %s", dps_role_name(rm->role), through,
+			 part->number, p->disk->path);
 	p->xbootldr_mounted = p->xbootldr_mounted || rm->role == DPS_XBOOTLDR;
 out:
 	return r;
 }
 
-int add_discovered_stage(struct planner *p)
+int plan_add_discovered_stage(struct planner *p)
 {
 	char why[PLAN_TEXT];
 	int r = 0;
@@ -240,15 +240,16 @@ int add_discovered_stage(struct planner *p)
 		if (!part)
 			continue;
 		/* An optional mount's failure would be a warning: so is its damage. */
-		if (rm->optional && part_damage(p->disk, part, why)) {
-			note(p, "%s partition %u not mounted: %s", dps_role_name(rm->role), part->number,
-			     why);
+		if (rm->optional && plan_part_damage(p->disk, part, why)) {
+			plan_note(p, "%s partition %u not mounted: %s", dps_role_name(rm->role), part->number,
+				  why);
 			continue;
 		}
-		r = refuse_damaged(p, p->disk, part, dps_role_name(rm->role));
+		r = plan_refuse_damaged(p, p->disk, part, dps_role_name(rm->role));
 		if (r < 0)
 			goto out;
-		if (!(rm->may_be_encrypted && part_is_luks(part)) && !role_fstype_ok(p, part, rm->role))
+		if (!(rm->may_be_encrypted && plan_part_is_luks(part)) &&
+		    !plan_role_fstype_ok(p, part, rm->role))
 			continue;
 		r = add_role_mount(p, rm, part);
 		if (r < 0)

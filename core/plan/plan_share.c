@@ -12,29 +12,29 @@
  * virtio-9p, each added only when rootflags= has no word of the same key. */
 static const char *const ninep_defaults[] = { "trans=virtio", "version=9p2000.L" };
 
-bool root_is_share(const struct planner *p)
+bool plan_root_is_share(const struct planner *p)
 {
 	return p->opts->root_kind == ROOT_SHARE;
 }
 
-bool usr_is_share(const struct planner *p)
+bool plan_usr_is_share(const struct planner *p)
 {
 	return p->opts->usr && p->opts->usr_share != SHARE_NONE;
 }
 
-int check_share_options(struct planner *p)
+int plan_check_share_options(struct planner *p)
 {
 	const struct options *o = p->opts;
 	int r = 0;
 
-	if (root_is_share(p) && o->verity_root.hash)
-		r = fail(p, -EINVAL, "roothash= with a root on the %s share '%s': a share has no "
-			 "verity device; drop roothash= or boot from a disk", share_fstype(o->root_share),
-			 o->root);
-	else if (usr_is_share(p) && o->verity_usr.hash)
-		r = fail(p, -EINVAL, "usrhash= with a /usr on the %s share '%s': a share has no "
-			 "verity device; drop usrhash= or take /usr from a disk",
-			 share_fstype(o->usr_share), o->usr);
+	if (plan_root_is_share(p) && o->verity_root.hash)
+		r = plan_fail(p, -EINVAL, "roothash= with a root on the %s share '%s': a share has no "
+			      "verity device; drop roothash= or boot from a disk", share_fstype(o->root_share),
+			      o->root);
+	else if (plan_usr_is_share(p) && o->verity_usr.hash)
+		r = plan_fail(p, -EINVAL, "usrhash= with a /usr on the %s share '%s': a share has no "
+			      "verity device; drop usrhash= or take /usr from a disk",
+			      share_fstype(o->usr_share), o->usr);
 	return r;
 }
 
@@ -61,14 +61,14 @@ static void share_flags(struct planner *p, enum share_fs fs, const char *user, c
 {
 	struct text t;
 
-	text_init(&t, out, size);
+	plan_text_init(&t, out, size);
 	for (size_t i = 0; fs == SHARE_9P && i < ARRAY_SIZE(ninep_defaults); i++)
 		if (!has_key(user, ninep_defaults[i]))
-			text_add(&t, "%s%s", t.len ? "," : "", ninep_defaults[i]);
+			plan_text_add(&t, "%s%s", t.len ? "," : "", ninep_defaults[i]);
 	if (user && user[0])
-		text_add(&t, "%s%s", t.len ? "," : "", user);
+		plan_text_add(&t, "%s%s", t.len ? "," : "", user);
 	if (t.full)
-		note(p, "share options cut short: %s", out);
+		plan_note(p, "share options cut short: %s", out);
 }
 
 static int add_share_mount(struct planner *p, const char *tag, enum share_fs fs,
@@ -81,35 +81,35 @@ static int add_share_mount(struct planner *p, const char *tag, enum share_fs fs,
 
 	share_flags(p, fs, user, flags_text, sizeof(flags_text));
 	flags.user = flags_text;
-	r = add_step(p, OP_SHARE, tag, target, share_fstype(fs), NULL, &step);
+	r = plan_add_step(p, OP_SHARE, tag, target, share_fstype(fs), NULL, &step);
 	if (r == 0)
-		r = format_options(p, step->options, sizeof(step->options), &flags, target);
+		r = plan_format_options(p, step->options, sizeof(step->options), &flags, target);
 	if (r == 0)
-		step_reason(step, "%s: the host's %s share tagged '%s'", key, share_fstype(fs), tag);
+		plan_step_reason(step, "%s: the host's %s share tagged '%s'", key, share_fstype(fs), tag);
 	return r;
 }
 
-int add_share_root(struct planner *p, const char *target, bool force_ro, const char *why_ro)
+int plan_add_share_root(struct planner *p, const char *target, bool force_ro, const char *why_ro)
 {
 	const struct options *o = p->opts;
 	bool rw = o->rw == 1 && !force_ro;
 
 	if (o->rw == 1 && force_ro)
-		note(p, "root mounted read-only although rw was given: %s", why_ro);
+		plan_note(p, "root mounted read-only although rw was given: %s", why_ro);
 	p->root_rw = rw;
 	return add_share_mount(p, o->root, o->root_share, target, rw, o->rootflags, "root=");
 }
 
-int add_share_usr(struct planner *p)
+int plan_add_share_usr(struct planner *p)
 {
 	const struct options *o = p->opts;
 	/* rootflags= are the root's: they fit /usr only on a share of the same kind */
 	const char *user = o->usrflags ? o->usrflags
-			 : root_is_share(p) && o->root_share == o->usr_share ? o->rootflags : NULL;
-	bool rw = flags_want_rw(o->usrflags);
+			 : plan_root_is_share(p) && o->root_share == o->usr_share ? o->rootflags : NULL;
+	bool rw = plan_flags_want_rw(o->usrflags);
 
 	if (rw && o->root_kind != ROOT_TMPFS && o->volatile_mode == VOLATILE_YES) {
-		note(p, "/usr mounted read-only although rw was given: systemd.volatile=yes");
+		plan_note(p, "/usr mounted read-only although rw was given: systemd.volatile=yes");
 		rw = false;
 	}
 	return add_share_mount(p, o->usr, o->usr_share, ROOT_MOUNT_POINT "/usr", rw, user,

@@ -1,8 +1,7 @@
-/* Writing steps, and the mounts of root and /usr. The plan's fields are fixed-size, so
- * every write is checked here, once: a new kind of step (dm-verity, unlocking) goes through
- * add_step() and its helpers rather than filling struct plan_step itself. Root and /usr are
- * mounted by alike rules (GPT bit 60 and norecovery, nodev unless named on the command line),
- * kept beside add_part_mount(), which both go through. */
+/* Writing steps. The plan's fields are fixed-size, so every write is checked here, once: a new
+ * kind of step (dm-verity, unlocking) goes through plan_add_step() and its helpers rather than
+ * filling struct plan_step itself. Every other file of the planner writes through it, so it
+ * calls none of them but plan_text.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,36 +10,53 @@
 #include "plan_internal.h"
 #include "util.h"
 
-int copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what)
+static const char *const plan_op_names[OP_MAX] = {
+	[OP_MOUNT] = "mount",     [OP_BIND] = "bind",       [OP_MOVE] = "move",
+	[OP_TMPFS] = "tmpfs",     [OP_OVERLAY] = "overlay", [OP_MKDIR] = "mkdir",
+	[OP_SYMLINK] = "symlink", [OP_SWAPON] = "swapon",   [OP_UMOUNT] = "umount",
+	[OP_VERITY] = "verity",   [OP_UNLOCK] = "unlock",   [OP_FSCK] = "fsck",
+	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
+	[OP_RESUME] = "resume",
+	[OP_SHARE] = "share",
+};
+
+const char *plan_op_name(enum plan_op op)
+{
+	if ((unsigned)op >= OP_MAX)
+		return "unknown";
+	return plan_op_names[op];
+}
+
+int plan_copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what)
 {
 	int r = copy_str(dst, size, src ? src : "");
 
 	if (r < 0)
-		r = fail(p, -EINVAL, "%s '%.40s...' is longer than %zu bytes", what, src, size - 1);
+		r = plan_fail(p, -EINVAL, "%s '%.40s...' is longer than %zu bytes", what, src, size - 1);
 	return r;
 }
 
-int add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
-	     const char *fstype, const struct part *part, struct plan_step **out)
+int plan_add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
+		  const char *fstype, const struct part *part, struct plan_step **out)
 {
 	struct plan *plan = p->plan;
 	struct plan_step *step;
 	int r;
 
 	if (plan->n_steps >= PLAN_MAX_STEPS) {
-		r = fail(p, -E2BIG, "the plan needs more than %d steps (at %s %s)", PLAN_MAX_STEPS,
-			 plan_op_name(op), target);
+		r = plan_fail(p, -E2BIG, "the plan needs more than %d steps (at %s %s)", PLAN_MAX_STEPS,
+			      plan_op_name(op), target);
 		goto out;
 	}
 	step = &plan->steps[plan->n_steps];
 	memset(step, 0, sizeof(*step));
 	step->op = op;
 	step->part = part;
-	r = copy_field(p, step->source, sizeof(step->source), source, "source");
+	r = plan_copy_field(p, step->source, sizeof(step->source), source, "source");
 	if (r == 0)
-		r = copy_field(p, step->target, sizeof(step->target), target, "target");
+		r = plan_copy_field(p, step->target, sizeof(step->target), target, "target");
 	if (r == 0)
-		r = copy_field(p, step->fstype, sizeof(step->fstype), fstype, "filesystem type");
+		r = plan_copy_field(p, step->fstype, sizeof(step->fstype), fstype, "filesystem type");
 	if (r < 0)
 		goto out;
 	plan->n_steps++;
@@ -49,243 +65,56 @@ out:
 	return r;
 }
 
-void PRINTF_LIKE(2, 3) step_reason(struct plan_step *step, const char *fmt, ...)
+void PRINTF_LIKE(2, 3) plan_step_reason(struct plan_step *step, const char *fmt, ...)
 {
 	struct text t;
 	va_list ap;
 
-	text_init(&t, step->reason, sizeof(step->reason));
+	plan_text_init(&t, step->reason, sizeof(step->reason));
 	va_start(ap, fmt);
-	text_vadd(&t, fmt, ap);
+	plan_text_vadd(&t, fmt, ap);
 	va_end(ap);
-	text_mark_cut(&t);
+	plan_text_mark_cut(&t);
 }
 
-int add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
-	       const char *fstype, const char *options, const char *reason)
+int plan_add_simple(struct planner *p, enum plan_op op, const char *source, const char *target,
+		    const char *fstype, const char *options, const char *reason)
 {
 	struct plan_step *step = NULL;
-	int r = add_step(p, op, source, target, fstype, NULL, &step);
+	int r = plan_add_step(p, op, source, target, fstype, NULL, &step);
 
 	if (r == 0)
-		r = copy_field(p, step->options, sizeof(step->options), options, "options");
+		r = plan_copy_field(p, step->options, sizeof(step->options), options, "options");
 	if (r == 0)
-		step_reason(step, "%s", reason);
+		plan_step_reason(step, "%s", reason);
 	return r;
 }
 
-int add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason)
+int plan_add_mkdir(struct planner *p, const char *target, unsigned mode, const char *reason)
 {
 	struct plan_step *step = NULL;
-	int r = add_step(p, OP_MKDIR, "", target, "", NULL, &step);
+	int r = plan_add_step(p, OP_MKDIR, "", target, "", NULL, &step);
 
 	if (r == 0) {
 		step->mode = mode;
-		step_reason(step, "%s", reason);
+		plan_step_reason(step, "%s", reason);
 	}
 	return r;
 }
 
 /* The partition spec a discovered partition is mounted by; a PARTUUID seen twice is
  * ambiguous at boot. */
-int discovered_source(struct planner *p, const struct part *part, char *out, size_t size)
+int plan_discovered_source(struct planner *p, const struct part *part, char *out, size_t size)
 {
 	int r;
 
 	snprintf(out, size, "PARTUUID=%s", part->partuuid);
 	r = disk_set_find(p->disks, out, NULL, NULL);
 	if (r == -ENOTUNIQ)
-		r = fail(p, -ENOTUNIQ, "PARTUUID %s of partition %u is on several partitions (a cloned "
-			 "disk?): give each a new one, or name the root with root=/dev/...",
-			 part->partuuid, part->number);
+		r = plan_fail(p, -ENOTUNIQ, "PARTUUID %s of partition %u is on several partitions (a "
+			      "cloned disk?): give each a new one, or name the root with root=/dev/...",
+			      part->partuuid, part->number);
 	else
 		r = 0;
-	return r;
-}
-
-/* Root or /usr: the part, how it is named, and the flags it is mounted with. */
-int add_part_mount(struct planner *p, const struct part *part, const char *spec,
-		   const char *target, const char *fstype, struct mount_flags *flags,
-		   struct plan_step **out)
-{
-	char source[PLAN_PATH];
-	struct plan_step *step = NULL;
-	int r = 0;
-
-	if (spec)
-		r = copy_field(p, source, sizeof(source), spec, "device");
-	else
-		r = discovered_source(p, part, source, sizeof(source));
-	if (r == 0 && flags->rw)
-		r = add_fsck_step(p, source, part, fstype, target);
-	if (r < 0)
-		goto out;
-	r = add_step(p, OP_MOUNT, source, target, fstype, part, &step);
-	if (r < 0)
-		goto out;
-	r = format_options(p, step->options, sizeof(step->options), flags, target);
-	if (r == 0)
-		*out = step;
-out:
-	return r;
-}
-
-/* Why root or /usr is mounted from where it is: named by key, or discovered (through its
- * verity or LUKS device, when through says which). */
-static void mount_reason(struct plan_step *step, const char *role, const char *key,
-			 const char *named, const struct part *part, const struct disk *disk,
-			 const char *through)
-{
-	if (named)
-		step_reason(step, "%s%s (partition %u of %s)", key, named, part->number, disk->path);
-	else if (through)
-		step_reason(step, "%s: the %s device over discovered partition %u of %s", role,
-			    through, part->number, disk->path);
-	else
-		step_reason(step, "%s: discovered partition %u of %s", role, part->number, disk->path);
-}
-
-static const char *device_kind(const struct verity_pick *v, const struct luks_mount *luks)
-{
-	return v->root_hash ? "verity" : luks->unlocked ? "unlocked LUKS" : NULL;
-}
-
-/* Root or /usr on LUKS: unlocked first, its filesystem probed at boot unless forced. */
-static int unlock_source(struct planner *p, const struct part *part, const struct disk *disk,
-			 const char *spec, const char *luks_spec, const char *role,
-			 const char *forced, const struct verity_pick *v, struct luks_mount *luks,
-			 const char **fstype)
-{
-	/* root= named the device of an rd.luks.uuid= volume: it keeps that name */
-	const char *name = luks_spec[0] ? startswith(spec, "/dev/mapper/") : role;
-	int r = 0;
-
-	if (part_is_luks(part) && v->root_hash)
-		r = fail(p, -EINVAL, "%s partition %u is encrypted (LUKS) and also to be verified "
-			 "by %s: dm-verity over LUKS is not supported", role, part->number,
-			 v->hash_key);
-	if (r == 0)
-		r = luks_mount_source(p, part, disk, luks_spec[0] ? luks_spec : spec, role, name,
-				      part_read_only(part, disk), luks);
-	if (r == 0 && luks->unlocked)
-		*fstype = forced ? forced : "";
-	return r;
-}
-
-int add_root_mount(struct planner *p, const char *target, bool force_ro, const char *why_ro)
-{
-	const struct options *opts = p->opts;
-	struct mount_flags flags = { 0 };
-	const char *fstype = NULL;
-	struct plan_step *step = NULL;
-	const char *spec = p->root_explicit ? opts->root : NULL;
-	const struct part *part = p->root;
-	struct luks_mount luks = { 0 };
-	bool read_only;
-	int r;
-
-	if (root_is_share(p))
-		return add_share_root(p, target, force_ro, why_ro);
-	read_only = part_read_only(p->root, p->root_disk);
-	r = refuse_damaged(p, p->root_disk, p->root, "root");
-	if (r == 0)
-		r = unlock_source(p, p->root, p->root_disk, spec, p->root_luks_spec, "root",
-				  opts->rootfstype, &p->root_verity, &luks, &fstype);
-	if (r == 0 && !luks.unlocked)
-		r = check_fstype(p, p->root, "root", opts->rootfstype, "rootfstype=", !p->root_explicit,
-				 &fstype);
-	if (r < 0)
-		goto out;
-	flags.rw = opts->rw == 1 && !force_ro && !read_only;
-	if (opts->rw == 1 && force_ro)
-		note(p, "root mounted read-only although rw was given: %s", why_ro);
-	else if (opts->rw == 1 && read_only)
-		note(p, "root partition %u mounted read-only although rw was given: GPT bit 60 "
-		     "(read-only) set", p->root->number);
-	flags.nodev = !p->root_explicit;
-	/* Only bit 60 earns norecovery: a root merely mounted ro is remounted rw by the real
-	 * init, and ext4/xfs refuse that remount after a mount with norecovery. */
-	flags.norecovery = read_only && fstype_journalled(fstype);
-	flags.user = opts->rootflags;
-	r = verity_mount_source(p, &p->root_verity, fstype, &flags, &spec, &part);
-	if (r < 0)
-		goto out;
-	if (luks.unlocked) {
-		spec = luks.mapper;
-		part = NULL;
-	}
-	p->root_rw = flags.rw;
-	r = add_part_mount(p, part, spec, target, fstype, &flags, &step);
-	if (r < 0)
-		goto out;
-	step->norecovery_if_journalled = luks.unlocked && read_only;
-	mount_reason(step, "root", "root=", p->root_explicit ? opts->root : NULL, p->root,
-		     p->root_disk, device_kind(&p->root_verity, &luks));
-out:
-	return r;
-}
-
-int add_usr_stage(struct planner *p)
-{
-	const struct options *opts = p->opts;
-	/* The root's flags are a tmpfs's under root=tmpfs: nothing for a /usr filesystem. */
-	const char *flags_given = opts->usrflags ? opts->usrflags
-				: opts->root_kind == ROOT_TMPFS ? NULL : opts->rootflags;
-	struct mount_flags flags = { 0 };
-	const char *fstype = NULL;
-	struct plan_step *step = NULL;
-	const struct part *part;
-	const char *spec;
-	struct luks_mount luks = { 0 };
-	bool read_only;
-	int r = 0;
-
-	if (usr_is_share(p))
-		return add_share_usr(p);
-	if (!p->usr) {
-		if (opts->root_kind == ROOT_TMPFS)
-			r = fail_found(p, -ENOENT, "root=tmpfs needs a /usr: give mount.usr= or add a usr "
-				       "partition");
-		goto out;
-	}
-	spec = p->usr_explicit ? opts->usr : NULL;
-	r = refuse_damaged(p, p->usr_disk, p->usr, "usr");
-	if (r == 0)
-		r = unlock_source(p, p->usr, p->usr_disk, spec, p->usr_luks_spec, "usr",
-				  opts->usrfstype, &p->usr_verity, &luks, &fstype);
-	if (r == 0 && !luks.unlocked)
-		r = check_fstype(p, p->usr, "usr", opts->usrfstype, "mount.usrfstype=", !p->usr_explicit,
-				 &fstype);
-	if (r < 0)
-		goto out;
-	read_only = part_read_only(p->usr, p->usr_disk);
-	/* Read-only /usr everywhere: only mount.usrflags=rw itself makes it writable. */
-	flags.rw = flags_want_rw(opts->usrflags);
-	if (flags.rw && read_only) {
-		note(p, "usr partition %u mounted read-only although rw was given: GPT bit 60 "
-		     "(read-only) set", p->usr->number);
-		flags.rw = false;
-	} else if (flags.rw && opts->root_kind != ROOT_TMPFS && opts->volatile_mode == VOLATILE_YES) {
-		note(p, "/usr mounted read-only although rw was given: systemd.volatile=yes");
-		flags.rw = false;
-	}
-	flags.nodev = !p->usr_explicit;
-	flags.norecovery = read_only && fstype_journalled(fstype);
-	flags.user = flags_given;
-	part = p->usr;
-	r = verity_mount_source(p, &p->usr_verity, fstype, &flags, &spec, &part);
-	if (r < 0)
-		goto out;
-	if (luks.unlocked) {
-		spec = luks.mapper;
-		part = NULL;
-	}
-	r = add_part_mount(p, part, spec, ROOT_MOUNT_POINT "/usr", fstype, &flags, &step);
-	if (r < 0)
-		goto out;
-	step->norecovery_if_journalled = luks.unlocked && read_only;
-	mount_reason(step, "usr", "mount.usr=", p->usr_explicit ? opts->usr : NULL, p->usr,
-		     p->usr_disk, device_kind(&p->usr_verity, &luks));
-out:
 	return r;
 }

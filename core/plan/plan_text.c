@@ -9,7 +9,7 @@
 #include "plan_internal.h"
 #include "util.h"
 
-void text_init(struct text *t, char *buf, size_t size)
+void plan_text_init(struct text *t, char *buf, size_t size)
 {
 	t->buf = buf;
 	t->size = size;
@@ -18,7 +18,7 @@ void text_init(struct text *t, char *buf, size_t size)
 	buf[0] = '\0';
 }
 
-void text_vadd(struct text *t, const char *fmt, va_list ap)
+void plan_text_vadd(struct text *t, const char *fmt, va_list ap)
 {
 	size_t room = t->size - t->len;
 	int n;
@@ -34,17 +34,17 @@ void text_vadd(struct text *t, const char *fmt, va_list ap)
 	t->len += (size_t)n;
 }
 
-void PRINTF_LIKE(2, 3) text_add(struct text *t, const char *fmt, ...)
+void PRINTF_LIKE(2, 3) plan_text_add(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	text_vadd(t, fmt, ap);
+	plan_text_vadd(t, fmt, ap);
 	va_end(ap);
 }
 
 /* A cut line ends in "..." and never in half a UTF-8 sequence. */
-void text_mark_cut(struct text *t)
+void plan_text_mark_cut(struct text *t)
 {
 	size_t at;
 
@@ -58,7 +58,7 @@ void text_mark_cut(struct text *t)
 
 /* Labels come from the disk: keep them on one line, short, and text (cut between
  * characters, any byte that is not UTF-8 shown as '?'). */
-const char *label_shown(const char *label, char out[LABEL_SHOWN])
+const char *plan_label_shown(const char *label, char out[LABEL_SHOWN])
 {
 	size_t i;
 
@@ -73,7 +73,7 @@ const char *label_shown(const char *label, char out[LABEL_SHOWN])
 	return out;
 }
 
-void PRINTF_LIKE(2, 3) note(struct planner *p, const char *fmt, ...)
+void PRINTF_LIKE(2, 3) plan_note(struct planner *p, const char *fmt, ...)
 {
 	struct plan *plan = p->plan;
 	struct text t;
@@ -83,16 +83,16 @@ void PRINTF_LIKE(2, 3) note(struct planner *p, const char *fmt, ...)
 		p->notes_dropped++;
 		return;
 	}
-	text_init(&t, plan->notes[plan->n_notes], PLAN_TEXT);
+	plan_text_init(&t, plan->notes[plan->n_notes], PLAN_TEXT);
 	va_start(ap, fmt);
-	text_vadd(&t, fmt, ap);
+	plan_text_vadd(&t, fmt, ap);
 	va_end(ap);
-	text_mark_cut(&t);
+	plan_text_mark_cut(&t);
 	plan->n_notes++;
 }
 
 /* Notes explain, they never fail a boot: the last one says how many did not fit. */
-void notes_finish(struct planner *p)
+void plan_notes_finish(struct planner *p)
 {
 	if (p->notes_dropped == 0)
 		return;
@@ -113,31 +113,31 @@ static const char *part_type_name(const struct part *part, char *buf, size_t siz
 	return buf;
 }
 
-void describe_disk(struct text *t, const struct disk *disk)
+void plan_describe_disk(struct text *t, const struct disk *disk)
 {
 	char name[48];
 
-	text_add(t, "%s: ", disk->path);
+	plan_text_add(t, "%s: ", disk->path);
 	if (!disk->pttype[0])
-		text_add(t, "no partition table");
+		plan_text_add(t, "no partition table");
 	else
-		text_add(t, "%s, %zu partition%s", disk->pttype, disk->n_parts,
-			 disk->n_parts == 1 ? "" : "s");
+		plan_text_add(t, "%s, %zu partition%s", disk->pttype, disk->n_parts,
+			      disk->n_parts == 1 ? "" : "s");
 	for (size_t i = 0; i < disk->n_parts; i++)
-		text_add(t, "%s%s", i == 0 ? (disk->n_parts == 1 ? " of type " : " of types ") : ", ",
-			 part_type_name(&disk->parts[i], name, sizeof(name)));
+		plan_text_add(t, "%s%s", i == 0 ? (disk->n_parts == 1 ? " of type " : " of types ") : ", ",
+			      part_type_name(&disk->parts[i], name, sizeof(name)));
 	if (disk->removable)
-		text_add(t, " (removable)");
+		plan_text_add(t, " (removable)");
 }
 
 static void describe_disks(struct text *t, const struct disk_set *set)
 {
 	if (set->n == 0)
-		text_add(t, "no disks");
+		plan_text_add(t, "no disks");
 	for (size_t i = 0; i < set->n; i++) {
 		if (i > 0)
-			text_add(t, "; ");
-		describe_disk(t, &set->disks[i]);
+			plan_text_add(t, "; ");
+		plan_describe_disk(t, &set->disks[i]);
 	}
 }
 
@@ -145,17 +145,17 @@ static int fail_v(struct planner *p, int err, bool found, const char *fmt, va_li
 {
 	struct text t;
 
-	text_init(&t, p->plan->error, PLAN_TEXT);
-	text_vadd(&t, fmt, ap);
+	plan_text_init(&t, p->plan->error, PLAN_TEXT);
+	plan_text_vadd(&t, fmt, ap);
 	if (found) {
-		text_add(&t, "; found: ");
+		plan_text_add(&t, "; found: ");
 		describe_disks(&t, p->disks);
 	}
-	text_mark_cut(&t);
+	plan_text_mark_cut(&t);
 	return err;
 }
 
-int PRINTF_LIKE(3, 4) fail(struct planner *p, int err, const char *fmt, ...)
+int PRINTF_LIKE(3, 4) plan_fail(struct planner *p, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -166,7 +166,7 @@ int PRINTF_LIKE(3, 4) fail(struct planner *p, int err, const char *fmt, ...)
 }
 
 /* Ends the message with what the disk set holds, so the user sees what was probed. */
-int PRINTF_LIKE(3, 4) fail_found(struct planner *p, int err, const char *fmt, ...)
+int PRINTF_LIKE(3, 4) plan_fail_found(struct planner *p, int err, const char *fmt, ...)
 {
 	va_list ap;
 

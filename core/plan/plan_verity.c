@@ -32,12 +32,12 @@ static int check_device_key(struct planner *p, struct verity_pick *v, const char
 	int r = 0;
 
 	if (!v->spec && device && streq(device, v->mapper))
-		r = fail(p, -EINVAL, "%s%s needs %s: nothing else sets up that device", key, device,
-			 v->hash_key);
+		r = plan_fail(p, -EINVAL, "%s%s needs %s: nothing else sets up that device", key, device,
+			      v->hash_key);
 	else if (v->spec && device && !streq(device, v->mapper))
-		r = fail(p, -EINVAL, "%s is given, but %s%s names another device: give %s%s, or "
-			 "leave %s out to find the partitions by the hash", v->hash_key, key, device,
-			 key, v->mapper, key);
+		r = plan_fail(p, -EINVAL, "%s is given, but %s%s names another device: give %s%s, or "
+			      "leave %s out to find the partitions by the hash", v->hash_key, key, device,
+			      key, v->mapper, key);
 	else if (v->spec && device)
 		v->named = true;
 	return r;
@@ -49,14 +49,14 @@ static int check_options(struct planner *p, struct verity_pick *v, const char *o
 	int r = verity_options_parse(options, &v->options, why, sizeof(why));
 
 	if (r < 0)
-		r = fail(p, -EINVAL, "systemd.verity_%s_options=: %s", v->name, why);
+		r = plan_fail(p, -EINVAL, "systemd.verity_%s_options=: %s", v->name, why);
 	else if (v->options.unknown[0])
-		note(p, "systemd.verity_%s_options=: left out what earlymount does not know: %s",
-		     v->name, v->options.unknown);
+		plan_note(p, "systemd.verity_%s_options=: left out what earlymount does not know: %s",
+			  v->name, v->options.unknown);
 	return r;
 }
 
-int verity_resolve_options(struct planner *p)
+int plan_verity_resolve_options(struct planner *p)
 {
 	const struct options *o = p->opts;
 	int r = 0;
@@ -64,10 +64,10 @@ int verity_resolve_options(struct planner *p)
 	pick_init(&p->root_verity, &o->verity_root, "root", DPS_ROOT, DPS_ROOT_VERITY, "roothash=");
 	pick_init(&p->usr_verity, &o->verity_usr, "usr", DPS_USR, DPS_USR_VERITY, "usrhash=");
 	if (!o->verity && (p->root_verity.spec || p->usr_verity.spec)) {
-		note(p, "systemd.verity=no: %s%s%s ignored, mounted unverified",
-		     p->root_verity.spec ? "roothash=" : "",
-		     p->root_verity.spec && p->usr_verity.spec ? " and " : "",
-		     p->usr_verity.spec ? "usrhash=" : "");
+		plan_note(p, "systemd.verity=no: %s%s%s ignored, mounted unverified",
+			  p->root_verity.spec ? "roothash=" : "",
+			  p->root_verity.spec && p->usr_verity.spec ? " and " : "",
+			  p->usr_verity.spec ? "usrhash=" : "");
 		p->root_verity.spec = p->usr_verity.spec = NULL;
 		p->root_verity.root_hash = p->usr_verity.root_hash = NULL;
 	}
@@ -75,11 +75,11 @@ int verity_resolve_options(struct planner *p)
 		const struct verity_pick *v = i ? &p->usr_verity : &p->root_verity;
 
 		if (v->spec && verity_hash_check(v->spec->hash) < 0)
-			r = fail(p, -EINVAL, "%s%.40s is not a root hash (64 to 128 hex digits): "
-				 "refusing to boot %s unverified", v->hash_key, v->spec->hash, v->name);
+			r = plan_fail(p, -EINVAL, "%s%.40s is not a root hash (64 to 128 hex digits): "
+				      "refusing to boot %s unverified", v->hash_key, v->spec->hash, v->name);
 	}
 	if (r == 0 && p->root_verity.spec && o->root_kind == ROOT_TMPFS)
-		r = fail(p, -EINVAL, "roothash= and root=tmpfs: a tmpfs root has nothing to verify");
+		r = plan_fail(p, -EINVAL, "roothash= and root=tmpfs: a tmpfs root has nothing to verify");
 	if (r == 0)
 		r = check_device_key(p, &p->root_verity, "root=",
 				     o->root_kind == ROOT_DEVICE ? o->root : NULL);
@@ -93,7 +93,7 @@ int verity_resolve_options(struct planner *p)
 	return r;
 }
 
-bool verity_names_device(const struct verity_pick *v, const char *device)
+bool plan_verity_names_device(const struct verity_pick *v, const char *device)
 {
 	return v->named && device && streq(device, v->mapper);
 }
@@ -112,11 +112,11 @@ static int find_by_partuuid(struct planner *p, const struct verity_pick *v, cons
 	if (r == 0 && !v->named && p->disk && *disk != p->disk)
 		r = -ENOENT;
 	if (r == -ENOTUNIQ)
-		r = fail(p, -ENOTUNIQ, "%s names PARTUUID %s, which several partitions carry (a "
-			 "cloned disk?): refusing to pick one", v->hash_key, uuid);
+		r = plan_fail(p, -ENOTUNIQ, "%s names PARTUUID %s, which several partitions carry (a "
+			      "cloned disk?): refusing to pick one", v->hash_key, uuid);
 	else if (r < 0)
-		r = fail_found(p, -ENOENT, "%s names no %spartition of %s: none has PARTUUID %s "
-			       "(the hash's %s 128 bits)", v->hash_key, what, where, uuid, half);
+		r = plan_fail_found(p, -ENOENT, "%s names no %spartition of %s: none has PARTUUID %s "
+				    "(the hash's %s 128 bits)", v->hash_key, what, where, uuid, half);
 	return r;
 }
 
@@ -126,9 +126,9 @@ static int check_role(struct planner *p, const struct verity_pick *v, const stru
 {
 	int r = 0;
 
-	if (part_role(part) != want)
-		r = fail(p, -EPERM, "%s names partition %u, but it is of type %s, not a %s "
-			 "partition", v->hash_key, part->number, part->type, dps_role_name(want));
+	if (plan_part_role(part) != want)
+		r = plan_fail(p, -EPERM, "%s names partition %u, but it is of type %s, not a %s "
+			      "partition", v->hash_key, part->number, part->type, dps_role_name(want));
 	return r;
 }
 
@@ -139,7 +139,7 @@ static int find_data(struct planner *p, struct verity_pick *v, const char *uuid)
 
 	if (v->spec && v->spec->data) {
 		snprintf(key, sizeof(key), "systemd.verity_%s_data=", v->name);
-		return resolve_spec(p, key, v->spec->data, &v->data, &v->data_disk);
+		return plan_resolve_spec(p, key, v->spec->data, &v->data, &v->data_disk);
 	}
 	r = find_by_partuuid(p, v, uuid, "first", "", &v->data, &v->data_disk);
 	if (r == 0)
@@ -154,7 +154,7 @@ static int find_hash(struct planner *p, struct verity_pick *v, const char *uuid)
 
 	if (v->spec && v->spec->hash_device) {
 		snprintf(key, sizeof(key), "systemd.verity_%s_hash=", v->name);
-		return resolve_spec(p, key, v->spec->hash_device, &v->hash, &v->hash_disk);
+		return plan_resolve_spec(p, key, v->spec->hash_device, &v->hash, &v->hash_disk);
 	}
 	snprintf(what, sizeof(what), "%s ", dps_role_name(v->hash_role));
 	r = find_by_partuuid(p, v, uuid, "last", what, &v->hash, &v->hash_disk);
@@ -163,32 +163,32 @@ static int find_hash(struct planner *p, struct verity_pick *v, const char *uuid)
 	return r;
 }
 
-int verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
-		  const struct disk **disk)
+int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
+		       const struct disk **disk)
 {
 	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN], label[LABEL_SHOWN];
 	int r = verity_hash_partuuids(v->root_hash, data_uuid, hash_uuid);
 
 	if (r < 0) {
-		r = fail(p, -EINVAL, "%s is not a root hash", v->hash_key);
+		r = plan_fail(p, -EINVAL, "%s is not a root hash", v->hash_key);
 		goto out;
 	}
 	r = find_data(p, v, data_uuid);
 	if (r == 0)
 		r = find_hash(p, v, hash_uuid);
 	if (r == 0 && v->data == v->hash)
-		r = fail(p, -EINVAL, "%s: partition %u cannot hold both the data and its hashes",
-			 v->hash_key, v->data->number);
+		r = plan_fail(p, -EINVAL, "%s: partition %u cannot hold both the data and its hashes",
+			      v->hash_key, v->data->number);
 	if (r == 0)
-		r = refuse_damaged(p, v->hash_disk, v->hash, dps_role_name(v->hash_role));
+		r = plan_refuse_damaged(p, v->hash_disk, v->hash, dps_role_name(v->hash_role));
 	if (r < 0)
 		goto out;
 	*part = v->data;
 	*disk = v->data_disk;
-	note(p, "%s: partition %u%s%s%s on %s, verified by dm-verity with the hashes on partition %u%s",
-	     v->name, v->data->number, v->data->label[0] ? " (label '" : "",
-	     label_shown(v->data->label, label), v->data->label[0] ? "')" : "", v->data_disk->path,
-	     v->hash->number, v->sig ? ", the hash signed on the disk" : "");
+	plan_note(p, "%s: partition %u%s%s%s on %s, verified by dm-verity with the hashes on "
+		  "partition %u%s", v->name, v->data->number, v->data->label[0] ? " (label '" : "",
+		  plan_label_shown(v->data->label, label), v->data->label[0] ? "')" : "",
+		  v->data_disk->path, v->hash->number, v->sig ? ", the hash signed on the disk" : "");
 out:
 	return r;
 }
@@ -199,8 +199,8 @@ static int step_spec(struct planner *p, const char *named, const struct part *pa
 		     size_t size)
 {
 	if (named)
-		return copy_field(p, out, size, named, "verity device");
-	return discovered_source(p, part, out, size);
+		return plan_copy_field(p, out, size, named, "verity device");
+	return plan_discovered_source(p, part, out, size);
 }
 
 static int add_verity_step(struct planner *p, const struct verity_pick *v)
@@ -210,33 +210,33 @@ static int add_verity_step(struct planner *p, const struct verity_pick *v)
 	int r = step_spec(p, v->spec ? v->spec->data : NULL, v->data, data, sizeof(data));
 
 	if (r == 0)
-		r = add_step(p, OP_VERITY, data, v->mapper, "", v->data, &step);
+		r = plan_add_step(p, OP_VERITY, data, v->mapper, "", v->data, &step);
 	if (r == 0)
 		r = step_spec(p, v->spec ? v->spec->hash_device : NULL, v->hash, step->hash_source,
 			      sizeof(step->hash_source));
 	if (r == 0)
-		r = copy_field(p, step->root_hash, sizeof(step->root_hash), v->root_hash, v->hash_key);
+		r = plan_copy_field(p, step->root_hash, sizeof(step->root_hash), v->root_hash, v->hash_key);
 	if (r == 0 && v->sig)
-		r = discovered_source(p, v->sig, step->sig_source, sizeof(step->sig_source));
+		r = plan_discovered_source(p, v->sig, step->sig_source, sizeof(step->sig_source));
 	if (r < 0)
 		goto out;
 	step->hash_part = v->hash;
 	step->sig_part = v->sig;
 	verity_options_format(&v->options, step->options, sizeof(step->options));
 	if (v->sig)
-		step_reason(step, "the signed root hash %.16s… on partition %u: partition %u of %s, "
-			    "its hashes on partition %u", v->root_hash, v->sig->number,
-			    v->data->number, v->data_disk->path, v->hash->number);
+		plan_step_reason(step, "the signed root hash %.16s… on partition %u: partition %u of %s, "
+				 "its hashes on partition %u", v->root_hash, v->sig->number,
+				 v->data->number, v->data_disk->path, v->hash->number);
 	else
-		step_reason(step, "%s%.16s…: partition %u of %s, its hashes on partition %u",
-			    v->hash_key, v->root_hash, v->data->number, v->data_disk->path,
-			    v->hash->number);
+		plan_step_reason(step, "%s%.16s…: partition %u of %s, its hashes on partition %u",
+				 v->hash_key, v->root_hash, v->data->number, v->data_disk->path,
+				 v->hash->number);
 out:
 	return r;
 }
 
-int verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
-			struct mount_flags *flags, const char **spec, const struct part **part)
+int plan_verity_mount_source(struct planner *p, const struct verity_pick *v, const char *fstype,
+			     struct mount_flags *flags, const char **spec, const struct part **part)
 {
 	int r = 0;
 
@@ -246,11 +246,11 @@ int verity_mount_source(struct planner *p, const struct verity_pick *v, const ch
 	if (r < 0)
 		goto out;
 	if (flags->rw)
-		note(p, "%s mounted read-only although rw was given: a dm-verity device is read-only",
-		     v->name);
+		plan_note(p, "%s mounted read-only although rw was given: a dm-verity device is read-only",
+			  v->name);
 	flags->rw = false;
 	/* The device can never be written: a journal left to replay could only stop the mount. */
-	flags->norecovery = fstype_journalled(fstype);
+	flags->norecovery = plan_fstype_journalled(fstype);
 	*spec = v->mapper;
 	*part = NULL;
 out:
@@ -264,11 +264,11 @@ static bool used_by(const struct verity_pick *v, const struct part *part)
 
 /* What is not set up is said: a root that could have been verified and was not is mounted
  * the way systemd mounts it then, unverified, but never silently. */
-void note_verity(struct planner *p)
+void plan_note_verity(struct planner *p)
 {
 	for (size_t i = 0; p->disk && i < p->disk->n_parts; i++) {
 		const struct part *part = &p->disk->parts[i];
-		enum dps_role role = part_role(part);
+		enum dps_role role = plan_part_role(part);
 		bool root_side = role == DPS_ROOT_VERITY || role == DPS_ROOT_VERITY_SIG;
 		bool sig = role == DPS_ROOT_VERITY_SIG || role == DPS_USR_VERITY_SIG;
 		const struct verity_pick *v = root_side ? &p->root_verity : &p->usr_verity;
@@ -276,18 +276,18 @@ void note_verity(struct planner *p)
 		if ((!sig && role != DPS_ROOT_VERITY && role != DPS_USR_VERITY) || used_by(v, part))
 			continue;
 		if (v->root_hash)
-			note(p, "partition %u (%s) not used: %s is verified with partition %u", part->number,
-			     dps_role_name(role), v->name, v->hash->number);
+			plan_note(p, "partition %u (%s) not used: %s is verified with partition %u",
+				  part->number, dps_role_name(role), v->name, v->hash->number);
 		else if (sig && part->verity_sig_error[0])
-			note(p, "partition %u (%s) unusable: %s", part->number, dps_role_name(role),
-			     part->verity_sig_error);
+			plan_note(p, "partition %u (%s) unusable: %s", part->number, dps_role_name(role),
+				  part->verity_sig_error);
 		else if (sig)
-			note(p, "partition %u (%s) not used: its hash names no %s partition chosen here",
-			     part->number, dps_role_name(role), v->name);
+			plan_note(p, "partition %u (%s) not used: its hash names no %s partition chosen here",
+				  part->number, dps_role_name(role), v->name);
 		else
-			note(p, "partition %u (%s) not used: no %s on the command line and no signature "
-			     "for it, %s mounted unverified", part->number, dps_role_name(role),
-			     v->hash_key, v->name);
+			plan_note(p, "partition %u (%s) not used: no %s on the command line and no signature "
+				  "for it, %s mounted unverified", part->number, dps_role_name(role),
+				  v->hash_key, v->name);
 	}
 }
 
@@ -306,7 +306,7 @@ static const struct part *find_signature(const struct disk *disk, enum dps_role 
 	for (size_t i = 0; i < disk->n_parts; i++) {
 		const struct part *sig = &disk->parts[i];
 
-		if (part_role(sig) == signature_role(data_role) && sig->verity_sig_hash[0] &&
+		if (plan_part_role(sig) == signature_role(data_role) && sig->verity_sig_hash[0] &&
 		    verity_hash_partuuids(sig->verity_sig_hash, data_uuid, hash_uuid) == 0 &&
 		    (!data || uuid_str_equal(data_uuid, data->partuuid)))
 			return sig;
@@ -317,8 +317,8 @@ static const struct part *find_signature(const struct disk *disk, enum dps_role 
 /* A disk that signs its root (or /usr) versions has every version signed: one without a
  * signature is what anyone who can write to the disk could add, or what a fallback from a
  * version that failed its check must not land on. */
-bool verity_unsigned_on_signed_disk(const struct planner *p, const struct disk *disk,
-				    const struct part *part, enum dps_role role)
+bool plan_verity_unsigned_on_signed_disk(const struct planner *p, const struct disk *disk,
+					 const struct part *part, enum dps_role role)
 {
 	return p->opts->verity && (role == DPS_ROOT || role == DPS_USR) &&
 	       find_signature(disk, role, NULL) && !find_signature(disk, role, part);
@@ -326,7 +326,7 @@ bool verity_unsigned_on_signed_disk(const struct planner *p, const struct disk *
 
 /* A discovered root or /usr whose hash is signed on the disk is verified with it; where a
  * signature partition of its kind cannot be read, it may be this one's: no guess is made. */
-int verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data)
+int plan_verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data)
 {
 	enum dps_role sig_role = signature_role(v->data_role);
 	const struct part *sig;
@@ -340,17 +340,17 @@ int verity_from_signature(struct planner *p, struct verity_pick *v, const struct
 	for (size_t i = 0; !sig && i < p->disk->n_parts && r == 0; i++) {
 		const struct part *bad = &p->disk->parts[i];
 
-		if (part_role(bad) == sig_role && bad->verity_sig_error[0])
-			r = fail(p, -EPERM, "partition %u (%s) is unusable: %s — %s partition %u cannot "
-				 "be verified: give %s, or systemd.verity=no to mount it unverified",
-				 bad->number, dps_role_name(sig_role), bad->verity_sig_error, v->name,
-				 data->number, v->hash_key);
+		if (plan_part_role(bad) == sig_role && bad->verity_sig_error[0])
+			r = plan_fail(p, -EPERM, "partition %u (%s) is unusable: %s — %s partition %u cannot "
+				      "be verified: give %s, or systemd.verity=no to mount it unverified",
+				      bad->number, dps_role_name(sig_role), bad->verity_sig_error, v->name,
+				      data->number, v->hash_key);
 	}
 	if (!sig || r < 0)
 		goto out;
 	v->root_hash = sig->verity_sig_hash;
 	v->sig = sig;
-	r = verity_choose(p, v, &part, &disk);
+	r = plan_verity_choose(p, v, &part, &disk);
 out:
 	return r;
 }

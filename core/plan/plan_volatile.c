@@ -67,14 +67,14 @@ static void set_machine_id_path(struct planner *p, const char *root_dir)
 
 /* A tmpfs of the volatile modes: systemd's limits, each replaced by earlymount.tmpfs= where
  * the user gave the same key. */
-int add_volatile_tmpfs(struct planner *p, const char *target, const char *reason)
+int plan_add_volatile_tmpfs(struct planner *p, const char *target, const char *reason)
 {
 	char options[PLAN_OPTIONS];
-	int r = merge_tmpfs_options(p, TMPFS_VOLATILE_OPTIONS, p->opts->tmpfs_flags, options,
-				    sizeof(options), target);
+	int r = plan_merge_tmpfs_options(p, TMPFS_VOLATILE_OPTIONS, p->opts->tmpfs_flags, options,
+					 sizeof(options), target);
 
 	if (r == 0)
-		r = add_simple(p, OP_TMPFS, "tmpfs", target, "tmpfs", options, reason);
+		r = plan_add_simple(p, OP_TMPFS, "tmpfs", target, "tmpfs", options, reason);
 	return r;
 }
 
@@ -84,31 +84,33 @@ static int add_volatile_yes_root(struct planner *p)
 {
 	int r;
 
-	if (usr_is_share(p) || (p->usr && !p->root)) {
-		note(p, "systemd.volatile=yes: the root is not mounted: /usr comes from mount.usr=%s",
-		     p->opts->usr);
-		r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT, "systemd.volatile=yes: the root is a tmpfs");
+	if (plan_usr_is_share(p) || (p->usr && !p->root)) {
+		plan_note(p, "systemd.volatile=yes: the root is not mounted: /usr comes from mount.usr=%s",
+			  p->opts->usr);
+		r = plan_add_volatile_tmpfs(p, ROOT_MOUNT_POINT,
+					    "systemd.volatile=yes: the root is a tmpfs");
 		set_machine_id_path(p, NULL);
 		goto out;
 	}
 	if (p->usr) {
-		note(p, "systemd.volatile=yes: root partition %u not mounted: /usr comes from "
-		     "partition %u", p->root->number, p->usr->number);
-		r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT, "systemd.volatile=yes: the root is a tmpfs");
+		plan_note(p, "systemd.volatile=yes: root partition %u not mounted: /usr comes from "
+			  "partition %u", p->root->number, p->usr->number);
+		r = plan_add_volatile_tmpfs(p, ROOT_MOUNT_POINT,
+					    "systemd.volatile=yes: the root is a tmpfs");
 		set_machine_id_path(p, NULL);
 		goto out;
 	}
-	r = add_root_mount(p, VOLATILE_ROOT_DIR, true, "systemd.volatile=yes only lends its /usr");
+	r = plan_add_root_mount(p, VOLATILE_ROOT_DIR, true, "systemd.volatile=yes only lends its /usr");
 	if (r < 0)
 		goto out;
 	set_machine_id_path(p, VOLATILE_ROOT_DIR);
-	r = add_volatile_tmpfs(p, ROOT_MOUNT_POINT, "systemd.volatile=yes: the root is a tmpfs");
+	r = plan_add_volatile_tmpfs(p, ROOT_MOUNT_POINT, "systemd.volatile=yes: the root is a tmpfs");
 	if (r == 0)
-		r = add_simple(p, OP_BIND, VOLATILE_ROOT_DIR "/usr", ROOT_MOUNT_POINT "/usr", "", "ro",
-			       "systemd.volatile=yes: /usr of the disk root, read-only");
+		r = plan_add_simple(p, OP_BIND, VOLATILE_ROOT_DIR "/usr", ROOT_MOUNT_POINT "/usr", "", "ro",
+				    "systemd.volatile=yes: /usr of the disk root, read-only");
 	if (r == 0)
-		r = add_simple(p, OP_UMOUNT, "", VOLATILE_ROOT_DIR, "", "",
-			       "the /usr bind keeps what is needed of the disk root");
+		r = plan_add_simple(p, OP_UMOUNT, "", VOLATILE_ROOT_DIR, "", "",
+				    "the /usr bind keeps what is needed of the disk root");
 out:
 	return r;
 }
@@ -117,20 +119,20 @@ static int add_overlay(struct planner *p)
 {
 	int r;
 
-	r = add_volatile_tmpfs(p, OVERLAY_DIR, "systemd.volatile=overlay: the writable layer");
+	r = plan_add_volatile_tmpfs(p, OVERLAY_DIR, "systemd.volatile=overlay: the writable layer");
 	if (r == 0)
-		r = add_mkdir(p, OVERLAY_UPPER, 0755, "the overlay's upper directory");
+		r = plan_add_mkdir(p, OVERLAY_UPPER, 0755, "the overlay's upper directory");
 	if (r == 0)
-		r = add_mkdir(p, OVERLAY_WORK, 0755, "the overlay's work directory");
+		r = plan_add_mkdir(p, OVERLAY_WORK, 0755, "the overlay's work directory");
 	if (r == 0)
-		r = add_simple(p, OP_OVERLAY, "overlay", ROOT_MOUNT_POINT, "overlay",
-			       "lowerdir=" ROOT_MOUNT_POINT ",upperdir=" OVERLAY_UPPER
-			       ",workdir=" OVERLAY_WORK,
-			       "systemd.volatile=overlay: a writable tmpfs layer over the read-only root");
+		r = plan_add_simple(p, OP_OVERLAY, "overlay", ROOT_MOUNT_POINT, "overlay",
+				    "lowerdir=" ROOT_MOUNT_POINT ",upperdir=" OVERLAY_UPPER
+				    ",workdir=" OVERLAY_WORK,
+				    "systemd.volatile=overlay: a writable tmpfs layer over the read-only root");
 	return r;
 }
 
-int add_root_stage(struct planner *p)
+int plan_add_root_stage(struct planner *p)
 {
 	const struct options *opts = p->opts;
 	int r = 0;
@@ -138,12 +140,12 @@ int add_root_stage(struct planner *p)
 	if (opts->root_kind == ROOT_TMPFS) {
 		char options[PLAN_OPTIONS];
 
-		note(p, "root=tmpfs: the root is an empty tmpfs, read-write");
-		r = merge_tmpfs_options(p, TMPFS_ROOT_OPTIONS, opts->rootflags, options,
-					sizeof(options), ROOT_MOUNT_POINT);
+		plan_note(p, "root=tmpfs: the root is an empty tmpfs, read-write");
+		r = plan_merge_tmpfs_options(p, TMPFS_ROOT_OPTIONS, opts->rootflags, options,
+					     sizeof(options), ROOT_MOUNT_POINT);
 		if (r == 0)
-			r = add_simple(p, OP_TMPFS, "tmpfs", ROOT_MOUNT_POINT, "tmpfs", options,
-				       opts->rootflags ? "root=tmpfs, with rootflags=" : "root=tmpfs");
+			r = plan_add_simple(p, OP_TMPFS, "tmpfs", ROOT_MOUNT_POINT, "tmpfs", options,
+					    opts->rootflags ? "root=tmpfs, with rootflags=" : "root=tmpfs");
 		set_machine_id_path(p, NULL);
 		goto out;
 	}
@@ -152,19 +154,19 @@ int add_root_stage(struct planner *p)
 		r = add_volatile_yes_root(p);
 		break;
 	case VOLATILE_STATE:
-		r = add_root_mount(p, ROOT_MOUNT_POINT, true, "systemd.volatile=state keeps the root "
-				   "read-only");
+		r = plan_add_root_mount(p, ROOT_MOUNT_POINT, true, "systemd.volatile=state keeps the root "
+					"read-only");
 		set_machine_id_path(p, ROOT_MOUNT_POINT);
 		break;
 	case VOLATILE_OVERLAY:
-		r = add_root_mount(p, ROOT_MOUNT_POINT, true, "systemd.volatile=overlay lays a "
-				   "tmpfs over it");
+		r = plan_add_root_mount(p, ROOT_MOUNT_POINT, true, "systemd.volatile=overlay lays a "
+					"tmpfs over it");
 		set_machine_id_path(p, ROOT_MOUNT_POINT);
 		if (r == 0)
 			r = add_overlay(p);
 		break;
 	default:
-		r = add_root_mount(p, ROOT_MOUNT_POINT, false, NULL);
+		r = plan_add_root_mount(p, ROOT_MOUNT_POINT, false, NULL);
 		set_machine_id_path(p, ROOT_MOUNT_POINT);
 		break;
 	}
@@ -187,7 +189,7 @@ static unsigned skeleton_areas(const struct planner *p)
 	return p->root_rw ? SKEL_ROOT | SKEL_VAR : 0;
 }
 
-int add_skeleton_stage(struct planner *p)
+int plan_add_skeleton_stage(struct planner *p)
 {
 	unsigned areas = skeleton_areas(p);
 	char source[PLAN_PATH];
@@ -205,18 +207,18 @@ int add_skeleton_stage(struct planner *p)
 			snprintf(source, sizeof(source), ROOT_MOUNT_POINT "%s", e->source);
 		else
 			snprintf(source, sizeof(source), "%s", e->source);
-		r = add_step(p, e->op, source, target, "", NULL, &step);
+		r = plan_add_step(p, e->op, source, target, "", NULL, &step);
 		if (r < 0)
 			break;
 		step->mode = e->mode;
 		if (e->op == OP_POPULATE)
-			step_reason(step, "the file-hierarchy skeleton: %s from the factory defaults in "
-				    "/usr, when it is missing or empty", e->target);
+			plan_step_reason(step, "the file-hierarchy skeleton: %s from the factory defaults in "
+					 "/usr, when it is missing or empty", e->target);
 		else if (e->op == OP_SKEL_LINK)
-			step_reason(step, "the file-hierarchy skeleton: compatibility link, when %s is "
-				    "missing and %s exists", e->target, e->source);
+			plan_step_reason(step, "the file-hierarchy skeleton: compatibility link, when %s is "
+					 "missing and %s exists", e->target, e->source);
 		else
-			step_reason(step, "the file-hierarchy skeleton, when %s is missing", e->target);
+			plan_step_reason(step, "the file-hierarchy skeleton, when %s is missing", e->target);
 	}
 	return r;
 }
