@@ -3,6 +3,9 @@
 
 #include <stdbool.h>
 
+/* The longest modalias read from sysfs: CPU modaliases list every feature flag. */
+#define MODALIAS_MAX 4096
+
 /* The device sits on a bus, or is a PCI device of a class, that boot disks or their
  * controllers use: a device there without a driver is the likely reason no root appeared. */
 bool modalias_may_be_storage(const char *alias);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "alias_list.h"
+
 struct kmod_ctx;
 struct pollfd;
 
@@ -23,18 +25,6 @@ struct module_loader {
 	char *name;
 	char *wanted_for;
 	bool soon; /* the plan waits for it */
-};
-
-/* Modaliases whose lookup waits (see modules_hold()). */
-struct alias_seen {
-	char *alias;
-	bool bound; /* the device already has a driver: no module is no problem */
-};
-
-struct alias_list {
-	struct alias_seen *items;
-	size_t n;
-	size_t cap;
 };
 
 struct modules {

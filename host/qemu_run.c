@@ -26,8 +26,8 @@
 
 #define LINE_MAX_SEEN 1024
 
-/* The machines the harness measured (qemu/boot): aarch64 not on -cpu max under TCG, whose
- * pointer-authentication emulation is 4x slower. */
+/* The machines the harness boots (qemu/boot): aarch64 not on -cpu max under TCG, whose
+ * pointer-authentication emulation is slower (docs/qemu.md). */
 static const struct qemu_machine {
 	enum arch arch;
 	const char *binary;

@@ -322,9 +322,9 @@ int cmd_initramfs(int argc, char **argv)
 {
 	struct builder b = {
 		.arch = arch_native(),
-		/* measured on QEMU (README, Performance): the kernel copies an uncompressed
-		 * archive of .ko.zst modules 6x faster than it unpacks a zstd archive of raw
-		 * ones, and libkmod decompresses only the few modules a machine loads */
+		/* the kernel copies an uncompressed archive of .ko.zst modules faster than it
+		 * unpacks a zstd archive of raw ones, and libkmod decompresses only the few
+		 * modules a machine loads (docs/performance.md has the measurement) */
 		.compression = COMPRESS_NONE,
 		.module_compression = COMPRESS_ZSTD,
 		.sysfs = "/sys",
