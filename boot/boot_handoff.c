@@ -1,0 +1,78 @@
+/* The handoff: what is left of the boot is wound up, the API filesystems move into the new
+ * root, and its init runs. */
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot_state.h"
+#include "log.h"
+#include "luks_open.h"
+#include "switchroot.h"
+#include "util.h"
+
+/* How long the handoff waits for module loads still running (see finish_module_loads()). */
+#define HANDOFF_MODULES_WAIT_MS 5000
+
+/* The real system loads the drivers of its devices at its own coldplug only when it has a
+ * udev; a busybox or custom init would be left without its network or input drivers. */
+static bool new_root_has_udev(void)
+{
+	static const char *const udevd[] = {
+		SYSROOT "/usr/lib/systemd/systemd-udevd", SYSROOT "/lib/systemd/systemd-udevd",
+		SYSROOT "/usr/sbin/udevd", SYSROOT "/sbin/udevd",
+	};
+	bool found = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(udevd) && !found; i++)
+		found = access(udevd[i], X_OK) == 0;
+	return found;
+}
+
+/* A module load still running at the switch would go on as a child of the real init, in a
+ * process of the emptied initramfs: it gets a bounded while to end first. */
+static void finish_module_loads(struct boot *b)
+{
+	double start = timing_now(), waited_ms = 0;
+	size_t running = modules_loading(&b->modules);
+
+	modules_finish(&b->modules, HANDOFF_MODULES_WAIT_MS, &waited_ms);
+	if (running > 0)
+		timing_add(&b->timings, "module-wait", start, waited_ms);
+}
+
+/* Checks first; from switchroot_enter() on there is no way back. */
+int boot_handoff(struct boot *b)
+{
+	int r = boot_check_init(b);
+
+	if (r < 0)
+		goto out;
+	/* after the stages: timing_end() ends the entry added last */
+	timing_add(&b->timings, "probes", b->devices.first_probe_sec, b->devices.probe_ms);
+	/* how long the plan came after the last driver was in (none when it was pinned) */
+	if (b->devices.settled_sec > 0 && b->plan_counted_sec >= b->devices.settled_sec)
+		timing_add(&b->timings, "settled", b->devices.settled_sec,
+			   (b->plan_counted_sec - b->devices.settled_sec) * 1e3);
+	/* people's time at the prompts, and the boot's from the last answer to the handoff */
+	if (luks_answered_at() > 0) {
+		timing_add(&b->timings, "passphrase", luks_answered_at(), luks_prompt_seconds() * 1e3);
+		timing_add(&b->timings, "after-passphrase", luks_answered_at(),
+			   (timing_now() - luks_answered_at()) * 1e3);
+	}
+	luks_forget();
+	boot_release_held(b, new_root_has_udev() ? HELD_FORGET : HELD_LOAD_DEVICES);
+	finish_module_loads(b);
+	devices_close(&b->devices);
+	modules_close(&b->modules);
+	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));
+	if (r < 0)
+		goto out;
+	r = timing_write(&b->timings, TIMINGS_PATH);
+	if (r < 0)
+		log_warn("unable to write %s: %s", TIMINGS_PATH, strerror(-r));
+	log_info("starting %s", b->init);
+	r = systemd_handoff_exec(b->init, b->argc, b->argv, &b->started);
+	boot_fail(b, r, "unable to run %s in the new root: %s", b->init, strerror(-r));
+out:
+	return r;
+}

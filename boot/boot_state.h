@@ -1,0 +1,55 @@
+/* The boot's state, shared by the stages (boot.c and the boot_*.c of the longer ones), and
+ * the decisions more than one stage takes from it. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "boot.h"
+#include "cmdline.h"
+#include "devices.h"
+#include "fallback.h"
+#include "modules.h"
+#include "plan.h"
+#include "systemd_handoff.h"
+#include "timing.h"
+
+#define DEFAULT_TIMEOUT_SEC 30
+#define WHY_MAX 1024
+
+struct boot {
+	int argc;
+	char **argv;
+	struct options opts;
+	struct modules modules;
+	struct devices devices;
+	struct machine machine;
+	struct plan plan;
+	int plan_result;
+	bool wait_announced;
+	double plan_counted_sec;  /* when the plan was taken: discovery's tail after settling */
+	struct timings timings;
+	struct fallback fallback; /* partitions that failed at this boot, passed over since */
+	char init[PLAN_PATH];
+	char why[WHY_MAX];
+	struct dual_clock started; /* the initrd's start, for systemd-analyze */
+};
+
+/* Sets b->why from fmt: r, for "return boot_fail(b, r, ...)". */
+int boot_fail(struct boot *b, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A root named on the command line or a disk named by the boot loader: no disk still to
+ * come changes the choice. */
+bool boot_plan_pinned(const struct boot *b);
+/* Ends the hold on the drivers of devices that hold no disk (modules_hold()). true when any
+ * were held. */
+bool boot_release_held(struct boot *b, enum held_release what);
+/* Milliseconds to wait for the plan; -1 is forever. */
+int boot_plan_timeout_ms(const struct options *o);
+/* The plan's init, resolved in the new root into b->init: 0, or -errno with b->why. */
+int boot_check_init(struct boot *b);
+
+/* The stages that have a file of their own. */
+int boot_stage_wait_for_plan(struct boot *b); /* boot_wait.c */
+int boot_stage_mount(struct boot *b);         /* boot_mount.c */
+/* boot_handoff.c: checks, then switches to the new root and runs its init; returns only
+ * when that failed, with b->why. */
+int boot_handoff(struct boot *b);

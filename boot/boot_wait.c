@@ -1,0 +1,138 @@
+/* The plan stage: waiting for the devices until a plan can be made, and how long. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "boot_state.h"
+#include "execute.h"
+#include "log.h"
+#include "share.h"
+#include "util.h"
+
+/* While other drivers still load, the filesystems a plan would mount load beside them. */
+static void prefetch_filesystems(struct boot *b)
+{
+	char alias[sizeof("fs-") + sizeof(b->plan.steps[0].fstype)];
+
+	for (size_t i = 0; i < b->plan.n_steps; i++) {
+		const char *fstype = b->plan.steps[i].fstype;
+
+		if (!fstype[0] || filesystem_registered(fstype))
+			continue;
+		snprintf(alias, sizeof(alias), "fs-%s", fstype);
+		modules_request_alias(&b->modules, alias, true);
+	}
+}
+
+/* What the boot waits for, in its messages. */
+static const char *awaited(const struct boot *b)
+{
+	return b->opts.root_kind == ROOT_SHARE ? "the root share" : "the root partition";
+}
+
+/* A share can be mounted once its virtio device is bound to its driver, which the uevents
+ * load: until then the plan waits, as for a disk, and its error says what is there. */
+static void wait_for_shares(struct boot *b)
+{
+	char found[PLAN_TEXT];
+
+	for (size_t i = 0; i < b->plan.n_steps; i++) {
+		const struct plan_step *s = &b->plan.steps[i];
+
+		if (s->op != OP_SHARE || share_present("/sys", s->fstype, s->source))
+			continue;
+		share_describe("/sys", s->fstype, found, sizeof(found));
+		/* a long list of tags is cut: the message still says which one is missing */
+		if (snprintf(b->plan.error, sizeof(b->plan.error), "no %s share tagged '%s': %s",
+			     s->fstype, s->source, found) >= (int)sizeof(b->plan.error))
+			log_debug("the shares there: %s", found);
+		b->plan_result = -ENOENT;
+		break;
+	}
+}
+
+/* A plan counts once the devices settled, when a disk still to come could make it
+ * ambiguous; a pinned one counts as soon as it is made. */
+static bool plan_ready(struct devices *d, bool settled, void *data)
+{
+	struct boot *b = data;
+
+	b->plan_result = plan_build(&(struct plan_input){ &b->opts, &d->disks, &b->machine,
+							  b->fallback.failed, b->fallback.n },
+				    &b->plan);
+	if (b->plan_result == 0)
+		wait_for_shares(b);
+	if (b->plan_result == 0 && !settled)
+		prefetch_filesystems(b);
+	/* not one of them should bring a disk; but no root yet is reason enough to try */
+	if (b->plan_result == -ENOENT && settled && boot_release_held(b, HELD_LOAD))
+		return false;
+	if (b->plan_result == -ENOENT && settled && !b->wait_announced) {
+		b->wait_announced = true;
+		if (b->opts.rootwait || b->opts.timeout_sec == 0)
+			log_info("waiting for %s: %s", awaited(b), b->plan.error);
+		else
+			log_info("waiting up to %d s for %s: %s",
+				 b->opts.timeout_sec > 0 ? b->opts.timeout_sec : DEFAULT_TIMEOUT_SEC,
+				 awaited(b), b->plan.error);
+	}
+	if (b->plan_result == 0 && !settled && boot_plan_pinned(b)) {
+		modules_yield(&b->modules);
+		return true;
+	}
+	return settled && b->plan_result != -ENOENT;
+}
+
+static bool never_ready(struct devices *d, bool settled, void *data)
+{
+	return false;
+}
+
+int boot_stage_wait_for_plan(struct boot *b)
+{
+	int timeout_ms = boot_plan_timeout_ms(&b->opts);
+	int r;
+
+	/* rootdelay=: devices keep arriving and get their modules meanwhile, without polling. */
+	if (b->opts.rootdelay_sec > 0) {
+		log_info("rootdelay=%d: waiting %d s before looking for the root",
+			 b->opts.rootdelay_sec, b->opts.rootdelay_sec);
+		devices_wait(&b->devices, b->opts.rootdelay_sec * 1000, never_ready, b);
+		if (timeout_ms > 0)
+			timeout_ms = timeout_ms > b->opts.rootdelay_sec * 1000
+					     ? timeout_ms - b->opts.rootdelay_sec * 1000
+					     : 0;
+	}
+	r = devices_wait(&b->devices, timeout_ms, plan_ready, b);
+	if (r == -ETIMEDOUT && b->plan_result == 0) {
+		/* a driver stuck in its init must not hold a boot whose root is there */
+		if (modules_loading(&b->modules) > 0)
+			log_warn("gave up waiting for %zu module loads; going on with the disks present",
+				 modules_loading(&b->modules));
+		else
+			log_warn("gave up waiting for the devices to settle (%s): a disk still to come "
+				 "cannot be known; going on with the disks present", b->devices.unsettled);
+		r = 0;
+	}
+	b->plan_counted_sec = timing_now();
+	modules_set_parallel(&b->modules, false);
+	log_info("discovery: %u disk probes, %.1f ms", b->devices.probes, b->devices.probe_ms);
+	if (r == -ETIMEDOUT) {
+		devices_report(&b->devices);
+		return boot_fail(b, r, "gave up waiting for %s: %s — %s", awaited(b), b->plan.error,
+				 b->opts.root_kind == ROOT_SHARE
+					 ? "check the tag QEMU was given (vhost-user-fs tag=, virtio-9p "
+					   "mount_tag=) and that the share's modules are in the initramfs, or "
+					   "give rd.timeout="
+					 : "check that the disk's driver is in the initramfs, or give root= "
+					   "or rd.timeout=");
+	}
+	if (r < 0)
+		return boot_fail(b, r, "unable to wait for block devices: %s", strerror(-r));
+	if (b->plan_result < 0)
+		return boot_fail(b, b->plan_result, "%s", b->plan.error);
+	/* A plan that waits for the machine ID is made again: its notes are logged then. */
+	for (size_t i = 0; i < b->plan.n_notes && !b->plan.wants_machine_id; i++)
+		log_info("%s", b->plan.notes[i]);
+	return 0;
+}
