@@ -21,6 +21,7 @@
 #include "luks_helper.h"
 #include "luks_open.h"
 #include "mountopts.h"
+#include "parse.h"
 #include "probe.h"
 #include "resume.h"
 #include "share.h"

@@ -10,6 +10,7 @@
 
 #include "cmdline.h"
 #include "log.h"
+#include "parse.h"
 #include "probe.h"
 #include "resume.h"
 #include "sysfs.h"

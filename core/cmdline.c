@@ -1,17 +1,15 @@
 /* The kernel command line: split into words the way the kernel's next_arg() does, each word
- * read the way systemd's initrd reads it. Pure: no logging, no allocation. */
+ * read the way systemd's initrd reads it, by the setter its key names in the table below (the
+ * setters are in cmdline_<area>.c). Pure: no logging, no allocation. */
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
-#include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cmdline.h"
+#include "cmdline_keys.h"
 #include "util.h"
-#include "uuid.h"
-#include "verity.h"
 
 enum key_form {
 	FORM_SWITCH,   /* a bare word; "quiet=1" and the like are left alone, as systemd does */
@@ -29,77 +27,66 @@ enum list_id {
 	LIST_TMPFS,
 };
 
-/* 0 or -errno; on -EINVAL *why says what is wrong with the value. */
-typedef int key_handler(struct options *o, const char *value, const char **why);
-
-static key_handler set_root, set_rootfstype, set_ro, set_rw, set_usr, set_usrfstype, set_gpt_auto,
-	set_volatile, set_init, set_disk, set_machine_id, set_emergency, set_break, set_quiet,
-	set_debug, set_rootwait, set_timeout, set_rootdelay, set_verity, set_roothash, set_usrhash,
-	set_verity_root_data, set_verity_root_hash, set_verity_root_options, set_verity_usr_data,
-	set_verity_usr_hash, set_verity_usr_options, set_fallback, set_luks, set_luks_uuid,
-	set_luks_name, set_luks_options, set_luks_key, set_fsck_mode, set_fsck_repair, set_resume,
-	set_resume_offset, set_noresume, set_rd_emergency, set_shell, set_panic;
-
 /* One table for the parser and for cmdline_known_keys[]. */
-#define CMDLINE_KEYS(KEY)                                                   \
-	KEY("root",                FORM_VALUE,    set_root,       LIST_NONE)      \
-	KEY("rootfstype",          FORM_VALUE,    set_rootfstype, LIST_NONE)      \
-	KEY("rootflags",           FORM_LIST,     NULL,           LIST_ROOTFLAGS) \
-	KEY("ro",                  FORM_SWITCH,   set_ro,         LIST_NONE)      \
-	KEY("rw",                  FORM_SWITCH,   set_rw,         LIST_NONE)      \
-	KEY("mount.usr",           FORM_VALUE,    set_usr,        LIST_NONE)      \
-	KEY("mount.usrfstype",     FORM_VALUE,    set_usrfstype,  LIST_NONE)      \
-	KEY("mount.usrflags",      FORM_LIST,     NULL,           LIST_USRFLAGS)  \
-	KEY("systemd.gpt_auto",    FORM_OPTIONAL, set_gpt_auto,   LIST_NONE)      \
-	KEY("rd.systemd.gpt_auto", FORM_OPTIONAL, set_gpt_auto,   LIST_NONE)      \
-	KEY("systemd.volatile",    FORM_OPTIONAL, set_volatile,   LIST_NONE)      \
-	KEY("systemd.verity",      FORM_OPTIONAL, set_verity,     LIST_NONE)      \
-	KEY("rd.systemd.verity",   FORM_OPTIONAL, set_verity,     LIST_NONE)      \
-	KEY("roothash",            FORM_VALUE,    set_roothash,   LIST_NONE)      \
-	KEY("usrhash",             FORM_VALUE,    set_usrhash,    LIST_NONE)      \
-	KEY("systemd.verity_root_data",    FORM_VALUE, set_verity_root_data,    LIST_NONE) \
-	KEY("systemd.verity_root_hash",    FORM_VALUE, set_verity_root_hash,    LIST_NONE) \
-	KEY("systemd.verity_root_options", FORM_VALUE, set_verity_root_options, LIST_NONE) \
-	KEY("systemd.verity_usr_data",     FORM_VALUE, set_verity_usr_data,     LIST_NONE) \
-	KEY("systemd.verity_usr_hash",     FORM_VALUE, set_verity_usr_hash,     LIST_NONE) \
-	KEY("systemd.verity_usr_options",  FORM_VALUE, set_verity_usr_options,  LIST_NONE) \
-	KEY("rd.luks",             FORM_OPTIONAL, set_luks,       LIST_NONE)      \
-	KEY("luks",                FORM_OPTIONAL, set_luks,       LIST_NONE)      \
-	KEY("rd.luks.uuid",        FORM_VALUE,    set_luks_uuid,  LIST_NONE)      \
-	KEY("luks.uuid",           FORM_VALUE,    set_luks_uuid,  LIST_NONE)      \
-	KEY("rd.luks.name",        FORM_VALUE,    set_luks_name,  LIST_NONE)      \
-	KEY("luks.name",           FORM_VALUE,    set_luks_name,  LIST_NONE)      \
-	KEY("rd.luks.options",     FORM_VALUE,    set_luks_options, LIST_NONE)    \
-	KEY("luks.options",        FORM_VALUE,    set_luks_options, LIST_NONE)    \
-	KEY("rd.luks.key",         FORM_VALUE,    set_luks_key,   LIST_NONE)      \
-	KEY("luks.key",            FORM_VALUE,    set_luks_key,   LIST_NONE)      \
-	KEY("fsck.mode",           FORM_VALUE,    set_fsck_mode,  LIST_NONE)      \
-	KEY("rd.fsck.mode",        FORM_VALUE,    set_fsck_mode,  LIST_NONE)      \
-	KEY("fsck.repair",         FORM_VALUE,    set_fsck_repair, LIST_NONE)     \
-	KEY("rd.fsck.repair",      FORM_VALUE,    set_fsck_repair, LIST_NONE)     \
-	KEY("resume",              FORM_VALUE,    set_resume,     LIST_NONE)      \
-	KEY("resume_offset",       FORM_VALUE,    set_resume_offset, LIST_NONE)   \
-	KEY("noresume",            FORM_SWITCH,   set_noresume,   LIST_NONE)      \
-	KEY("init",                FORM_VALUE,    set_init,       LIST_NONE)      \
-	KEY("earlymount.disk",     FORM_VALUE,    set_disk,       LIST_NONE)      \
-	KEY("earlymount.fallback", FORM_OPTIONAL, set_fallback,   LIST_NONE)      \
-	KEY("systemd.machine_id",  FORM_VALUE,    set_machine_id, LIST_NONE)      \
-	KEY("rd.emergency",        FORM_OPTIONAL, set_rd_emergency, LIST_NONE)    \
-	KEY("emergency",           FORM_SWITCH,   set_emergency,  LIST_NONE)      \
-	KEY("rd.shell",            FORM_OPTIONAL, set_shell,      LIST_NONE)      \
-	KEY("panic",               FORM_VALUE,    set_panic,      LIST_NONE)      \
-	KEY("rd.break",            FORM_SWITCH,   set_break,      LIST_NONE)      \
-	KEY("quiet",               FORM_SWITCH,   set_quiet,      LIST_NONE)      \
-	KEY("debug",               FORM_SWITCH,   set_debug,      LIST_NONE)      \
-	KEY("rd.debug",            FORM_SWITCH,   set_debug,      LIST_NONE)      \
-	KEY("rootwait",            FORM_SWITCH,   set_rootwait,   LIST_NONE)      \
-	KEY("rd.timeout",          FORM_VALUE,    set_timeout,    LIST_NONE)      \
-	KEY("earlymount.timeout",  FORM_VALUE,    set_timeout,    LIST_NONE)      \
-	KEY("rootdelay",           FORM_VALUE,    set_rootdelay,  LIST_NONE)      \
-	KEY("rd.modules-load",     FORM_LIST,     NULL,           LIST_MODULES)   \
-	KEY("modules_load",        FORM_LIST,     NULL,           LIST_MODULES)   \
-	KEY("modprobe.blacklist",  FORM_LIST,     NULL,           LIST_BLACKLIST) \
-	KEY("earlymount.tmpfs",    FORM_LIST,     NULL,           LIST_TMPFS)
+#define CMDLINE_KEYS(KEY)                                                                                  \
+	KEY("root",                        FORM_VALUE,    cmdline_set_root,                LIST_NONE)      \
+	KEY("rootfstype",                  FORM_VALUE,    cmdline_set_rootfstype,          LIST_NONE)      \
+	KEY("rootflags",                   FORM_LIST,     NULL,                            LIST_ROOTFLAGS) \
+	KEY("ro",                          FORM_SWITCH,   cmdline_set_ro,                  LIST_NONE)      \
+	KEY("rw",                          FORM_SWITCH,   cmdline_set_rw,                  LIST_NONE)      \
+	KEY("mount.usr",                   FORM_VALUE,    cmdline_set_usr,                 LIST_NONE)      \
+	KEY("mount.usrfstype",             FORM_VALUE,    cmdline_set_usrfstype,           LIST_NONE)      \
+	KEY("mount.usrflags",              FORM_LIST,     NULL,                            LIST_USRFLAGS)  \
+	KEY("systemd.gpt_auto",            FORM_OPTIONAL, cmdline_set_gpt_auto,            LIST_NONE)      \
+	KEY("rd.systemd.gpt_auto",         FORM_OPTIONAL, cmdline_set_gpt_auto,            LIST_NONE)      \
+	KEY("systemd.volatile",            FORM_OPTIONAL, cmdline_set_volatile,            LIST_NONE)      \
+	KEY("systemd.verity",              FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \
+	KEY("rd.systemd.verity",           FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \
+	KEY("roothash",                    FORM_VALUE,    cmdline_set_roothash,            LIST_NONE)      \
+	KEY("usrhash",                     FORM_VALUE,    cmdline_set_usrhash,             LIST_NONE)      \
+	KEY("systemd.verity_root_data",    FORM_VALUE,    cmdline_set_verity_root_data,    LIST_NONE)      \
+	KEY("systemd.verity_root_hash",    FORM_VALUE,    cmdline_set_verity_root_hash,    LIST_NONE)      \
+	KEY("systemd.verity_root_options", FORM_VALUE,    cmdline_set_verity_root_options, LIST_NONE)      \
+	KEY("systemd.verity_usr_data",     FORM_VALUE,    cmdline_set_verity_usr_data,     LIST_NONE)      \
+	KEY("systemd.verity_usr_hash",     FORM_VALUE,    cmdline_set_verity_usr_hash,     LIST_NONE)      \
+	KEY("systemd.verity_usr_options",  FORM_VALUE,    cmdline_set_verity_usr_options,  LIST_NONE)      \
+	KEY("rd.luks",                     FORM_OPTIONAL, cmdline_set_luks,                LIST_NONE)      \
+	KEY("luks",                        FORM_OPTIONAL, cmdline_set_luks,                LIST_NONE)      \
+	KEY("rd.luks.uuid",                FORM_VALUE,    cmdline_set_luks_uuid,           LIST_NONE)      \
+	KEY("luks.uuid",                   FORM_VALUE,    cmdline_set_luks_uuid,           LIST_NONE)      \
+	KEY("rd.luks.name",                FORM_VALUE,    cmdline_set_luks_name,           LIST_NONE)      \
+	KEY("luks.name",                   FORM_VALUE,    cmdline_set_luks_name,           LIST_NONE)      \
+	KEY("rd.luks.options",             FORM_VALUE,    cmdline_set_luks_options,        LIST_NONE)      \
+	KEY("luks.options",                FORM_VALUE,    cmdline_set_luks_options,        LIST_NONE)      \
+	KEY("rd.luks.key",                 FORM_VALUE,    cmdline_set_luks_key,            LIST_NONE)      \
+	KEY("luks.key",                    FORM_VALUE,    cmdline_set_luks_key,            LIST_NONE)      \
+	KEY("fsck.mode",                   FORM_VALUE,    cmdline_set_fsck_mode,           LIST_NONE)      \
+	KEY("rd.fsck.mode",                FORM_VALUE,    cmdline_set_fsck_mode,           LIST_NONE)      \
+	KEY("fsck.repair",                 FORM_VALUE,    cmdline_set_fsck_repair,         LIST_NONE)      \
+	KEY("rd.fsck.repair",              FORM_VALUE,    cmdline_set_fsck_repair,         LIST_NONE)      \
+	KEY("resume",                      FORM_VALUE,    cmdline_set_resume,              LIST_NONE)      \
+	KEY("resume_offset",               FORM_VALUE,    cmdline_set_resume_offset,       LIST_NONE)      \
+	KEY("noresume",                    FORM_SWITCH,   cmdline_set_noresume,            LIST_NONE)      \
+	KEY("init",                        FORM_VALUE,    cmdline_set_init,                LIST_NONE)      \
+	KEY("earlymount.disk",             FORM_VALUE,    cmdline_set_disk,                LIST_NONE)      \
+	KEY("earlymount.fallback",         FORM_OPTIONAL, cmdline_set_fallback,            LIST_NONE)      \
+	KEY("systemd.machine_id",          FORM_VALUE,    cmdline_set_machine_id,          LIST_NONE)      \
+	KEY("rd.emergency",                FORM_OPTIONAL, cmdline_set_rd_emergency,        LIST_NONE)      \
+	KEY("emergency",                   FORM_SWITCH,   cmdline_set_emergency,           LIST_NONE)      \
+	KEY("rd.shell",                    FORM_OPTIONAL, cmdline_set_shell,               LIST_NONE)      \
+	KEY("panic",                       FORM_VALUE,    cmdline_set_panic,               LIST_NONE)      \
+	KEY("rd.break",                    FORM_SWITCH,   cmdline_set_break,               LIST_NONE)      \
+	KEY("quiet",                       FORM_SWITCH,   cmdline_set_quiet,               LIST_NONE)      \
+	KEY("debug",                       FORM_SWITCH,   cmdline_set_debug,               LIST_NONE)      \
+	KEY("rd.debug",                    FORM_SWITCH,   cmdline_set_debug,               LIST_NONE)      \
+	KEY("rootwait",                    FORM_SWITCH,   cmdline_set_rootwait,            LIST_NONE)      \
+	KEY("rd.timeout",                  FORM_VALUE,    cmdline_set_timeout,             LIST_NONE)      \
+	KEY("earlymount.timeout",          FORM_VALUE,    cmdline_set_timeout,             LIST_NONE)      \
+	KEY("rootdelay",                   FORM_VALUE,    cmdline_set_rootdelay,           LIST_NONE)      \
+	KEY("rd.modules-load",             FORM_LIST,     NULL,                            LIST_MODULES)   \
+	KEY("modules_load",                FORM_LIST,     NULL,                            LIST_MODULES)   \
+	KEY("modprobe.blacklist",          FORM_LIST,     NULL,                            LIST_BLACKLIST) \
+	KEY("earlymount.tmpfs",            FORM_LIST,     NULL,                            LIST_TMPFS)
 
 static const struct cmdline_key {
 	const char *name;
@@ -119,79 +106,10 @@ const char *const cmdline_known_keys[] = {
 	NULL,
 };
 
-static const struct {
-	const char *word;
-	int value;
-} boolean_words[] = {
-	{ "1", 1 }, { "yes", 1 }, { "y", 1 }, { "true", 1 }, { "t", 1 }, { "on", 1 },
-	{ "0", 0 }, { "no", 0 }, { "n", 0 }, { "false", 0 }, { "f", 0 }, { "off", 0 },
-};
-
-/* A key's words and the values they stand for. */
-struct word_value {
-	const char *word;
-	int value;
-};
-
-static const struct word_value volatile_words[] = {
-	{ "state", VOLATILE_STATE },
-	{ "overlay", VOLATILE_OVERLAY },
-};
-
-/* systemd-fsck(8)'s words. */
-static const struct word_value fsck_mode_words[] = {
-	{ "auto", FSCK_AUTO },
-	{ "force", FSCK_FORCE },
-	{ "skip", FSCK_SKIP },
-};
-
-static const struct word_value fsck_repair_words[] = {
-	{ "preen", FSCK_PREEN },
-	{ "yes", FSCK_YES },
-	{ "no", FSCK_NO },
-};
-
-/* dracut's rd.emergency= words: what a stopped boot does once no shell runs. */
-static const struct word_value emergency_words[] = {
-	{ "reboot", EMERGENCY_REBOOT },
-	{ "poweroff", EMERGENCY_POWEROFF },
-	{ "halt", EMERGENCY_HALT },
-};
-
-static const char *const device_tags[] = { "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" };
-
-/* dracut's forms (mkosi writes virtiofs: too); virtme-ng gives rootfstype= instead. */
-static const struct {
-	const char *prefix;
-	enum share_fs fs;
-} share_prefixes[] = {
-	{ "virtiofs:", SHARE_VIRTIOFS },
-	{ "virtfs:", SHARE_9P },
-};
-
-static const struct {
-	const char *fstype;
-	enum share_fs fs;
-} share_fstypes[] = {
-	{ "virtiofs", SHARE_VIRTIOFS },
-	{ "9p", SHARE_9P },
-};
-
 /* Keys with a dot under these prefixes belong to systemd, initrds or us, not to a module. */
 static const char *const non_module_prefixes[] = {
 	"systemd.", "rd.", "mount.", "earlymount.", "modprobe.",
 };
-
-/* A bare number is seconds, as in systemd's time spans. */
-static const struct {
-	const char *name;
-	uint32_t ms;
-} time_units[] = {
-	{ "", 1000 }, { "s", 1000 }, { "sec", 1000 }, { "min", 60 * 1000 }, { "ms", 1 },
-};
-
-/* The longest span that still fits timeout_sec, in milliseconds. */
-#define SPAN_MAX_MS ((uint64_t)INT_MAX * 1000)
 
 /* Bytes of a key or value quoted in a message before it is cut short. */
 #define SHOWN_BYTES 48
@@ -209,22 +127,6 @@ struct parser {
 };
 
 typedef void param_fn(struct parser *p, const char *key, const char *value);
-
-int parse_boolean(const char *s)
-{
-	int r = -EINVAL;
-
-	if (!s)
-		goto out;
-	/* systemd compares the words without regard to case. */
-	for (size_t i = 0; i < ARRAY_SIZE(boolean_words); i++)
-		if (strcasecmp(s, boolean_words[i].word) == 0) {
-			r = boolean_words[i].value;
-			break;
-		}
-out:
-	return r;
-}
 
 void options_init(struct options *opts)
 {
@@ -293,717 +195,6 @@ static void report(struct parser *p, int r, const char *fmt, ...)
 		vsnprintf(p->err, p->err_size, fmt, ap);
 		va_end(ap);
 	}
-}
-
-static int store(struct options *o, const char *s, const char **out)
-{
-	size_t n = strlen(s) + 1;
-	int r = -E2BIG;
-
-	if (n > sizeof(o->storage) - o->used)
-		goto out;
-	memcpy(o->storage + o->used, s, n);
-	*out = o->storage + o->used;
-	o->used += n;
-	r = 0;
-out:
-	return r;
-}
-
-/* An empty value resets the key, as if it had not been given. */
-static int store_or_reset(struct options *o, const char *value, const char **field)
-{
-	if (value[0] == '\0') {
-		*field = NULL;
-		return 0;
-	}
-	return store(o, value, field);
-}
-
-/* Appends the non-empty comma-separated items of value to *list, which must be the last
- * string in storage: join_lists() builds one list at a time, after every other key. */
-static int list_append(struct options *o, const char **list, const char *value)
-{
-	size_t len = strlen(value);
-	const char *item = value;
-	char *out;
-	int r = 0;
-
-	if (!*list) {
-		r = store(o, "", list);
-		if (r < 0)
-			goto out;
-	}
-	/* The items and their commas take at most len + 1 bytes beyond the terminator. */
-	if (len + 1 > sizeof(o->storage) - o->used) {
-		r = -E2BIG;
-		goto out;
-	}
-	out = o->storage + o->used - 1;
-	while (*item) {
-		size_t n = strcspn(item, ",");
-
-		if (n > 0) {
-			if (out != *list)
-				*out++ = ',';
-			memcpy(out, item, n);
-			out += n;
-		}
-		item += n;
-		if (*item == ',')
-			item++;
-	}
-	*out = '\0';
-	o->used = (size_t)(out - o->storage) + 1;
-out:
-	return r;
-}
-
-static bool is_device_spec(const char *s)
-{
-	if (s[0] == '/')
-		return true;
-	for (size_t i = 0; i < ARRAY_SIZE(device_tags); i++) {
-		const char *rest = startswith(s, device_tags[i]);
-
-		if (rest && rest[0] != '\0')
-			return true;
-	}
-	return false;
-}
-
-/* The share a value names by dracut's prefixes (virtiofs:TAG, virtfs:TAG for 9p), its tag in
- * *tag; SHARE_NONE without a prefix. */
-static enum share_fs share_prefix(const char *value, const char **tag)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(share_prefixes); i++) {
-		*tag = startswith(value, share_prefixes[i].prefix);
-		if (*tag)
-			return share_prefixes[i].fs;
-	}
-	return SHARE_NONE;
-}
-
-static enum share_fs share_from_fstype(const char *fstype)
-{
-	for (size_t i = 0; fstype && i < ARRAY_SIZE(share_fstypes); i++)
-		if (streq(fstype, share_fstypes[i].fstype))
-			return share_fstypes[i].fs;
-	return SHARE_NONE;
-}
-
-const char *share_fstype(enum share_fs fs)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(share_fstypes); i++)
-		if (share_fstypes[i].fs == fs)
-			return share_fstypes[i].fstype;
-	return NULL;
-}
-
-/* root= and mount.usr=: a device spec, or a share's tag, by a prefix or because the fstype
- * key (applied before every other key) names a share. */
-static int set_mount_source(struct options *o, const char *value, const char *fstype,
-			    const char **field, enum share_fs *share, const char **why)
-{
-	const char *tag = NULL;
-	enum share_fs fs = share_prefix(value, &tag);
-	int r = -EINVAL;
-
-	if (fs == SHARE_NONE) {
-		fs = share_from_fstype(fstype);
-		tag = fs != SHARE_NONE ? value : NULL;
-	}
-	if (fs != SHARE_NONE && !tag[0])
-		*why = "no share tag after the prefix; give virtiofs:TAG or virtfs:TAG";
-	else if (fs == SHARE_NONE && !is_device_spec(value))
-		*why = "not a device; give a path such as /dev/vda2, a UUID=, PARTUUID=, LABEL= or "
-		       "PARTLABEL= tag, gpt-auto, or a host share: virtiofs:TAG, virtfs:TAG, or TAG "
-		       "with the fstype virtiofs or 9p";
-	else
-		r = store(o, tag ? tag : value, field);
-	if (r == 0)
-		*share = fs;
-	return r;
-}
-
-static int set_root(struct options *o, const char *value, const char **why)
-{
-	int r = 0;
-
-	if (value[0] == '\0' || streq(value, "gpt-auto")) {
-		o->root_kind = ROOT_DISCOVER;
-		o->root = NULL;
-		o->root_share = SHARE_NONE;
-	} else if (streq(value, "tmpfs")) {
-		o->root_kind = ROOT_TMPFS;
-		o->root = NULL;
-		o->root_share = SHARE_NONE;
-	} else {
-		r = set_mount_source(o, value, o->rootfstype, &o->root, &o->root_share, why);
-		if (r == 0)
-			o->root_kind = o->root_share != SHARE_NONE ? ROOT_SHARE : ROOT_DEVICE;
-	}
-	return r;
-}
-
-static int set_rootfstype(struct options *o, const char *value, const char **why)
-{
-	return store_or_reset(o, value, &o->rootfstype);
-}
-
-static int set_ro(struct options *o, const char *value, const char **why)
-{
-	o->rw = 0;
-	return 0;
-}
-
-static int set_rw(struct options *o, const char *value, const char **why)
-{
-	o->rw = 1;
-	return 0;
-}
-
-static int set_usr(struct options *o, const char *value, const char **why)
-{
-	int r = 0;
-
-	/* gpt-auto asks for discovery, as it does for root=. */
-	if (value[0] == '\0' || streq(value, "gpt-auto")) {
-		o->usr = NULL;
-		o->usr_share = SHARE_NONE;
-	} else {
-		r = set_mount_source(o, value, o->usrfstype, &o->usr, &o->usr_share, why);
-	}
-	return r;
-}
-
-static int set_usrfstype(struct options *o, const char *value, const char **why)
-{
-	return store_or_reset(o, value, &o->usrfstype);
-}
-
-/* A boolean key: the bare key means yes. */
-static int set_bool(const char *value, bool *field, const char **why)
-{
-	int b = value ? parse_boolean(value) : 1;
-
-	if (b < 0) {
-		*why = "not a boolean; use yes or no (or 1/0, true/false, on/off, y/n, t/f)";
-		return b;
-	}
-	*field = b;
-	return 0;
-}
-
-static int set_gpt_auto(struct options *o, const char *value, const char **why)
-{
-	return set_bool(value, &o->gpt_auto, why);
-}
-
-static int set_fallback(struct options *o, const char *value, const char **why)
-{
-	return set_bool(value, &o->fallback, why);
-}
-
-static int set_verity(struct options *o, const char *value, const char **why)
-{
-	return set_bool(value, &o->verity, why);
-}
-
-/* A malformed hash or device is kept, and refused by the planner: a boot that asked for
- * verification must not go on without it, as it would if the key were left out. */
-static int set_hash(struct options *o, const char *value, const char **field, const char **why)
-{
-	int r = store_or_reset(o, value, field);
-
-	if (r == 0 && value[0] && verity_hash_check(value) < 0) {
-		*why = "not a root hash: 64 to 128 hex digits (sha256 gives 64), as veritysetup "
-		       "format or systemd-repart print it";
-		r = -EINVAL;
-	}
-	return r;
-}
-
-static int set_roothash(struct options *o, const char *value, const char **why)
-{
-	return set_hash(o, value, &o->verity_root.hash, why);
-}
-
-static int set_usrhash(struct options *o, const char *value, const char **why)
-{
-	return set_hash(o, value, &o->verity_usr.hash, why);
-}
-
-static int set_verity_device(struct options *o, const char *value, const char **field,
-			     const char **why)
-{
-	int r = store_or_reset(o, value, field);
-
-	if (r == 0 && value[0] && !is_device_spec(value)) {
-		*why = "not a device; give a path such as /dev/vda2, or a UUID=, PARTUUID=, LABEL= "
-		       "or PARTLABEL= tag";
-		r = -EINVAL;
-	}
-	return r;
-}
-
-static int set_verity_root_data(struct options *o, const char *value, const char **why)
-{
-	return set_verity_device(o, value, &o->verity_root.data, why);
-}
-
-static int set_verity_root_hash(struct options *o, const char *value, const char **why)
-{
-	return set_verity_device(o, value, &o->verity_root.hash_device, why);
-}
-
-static int set_verity_root_options(struct options *o, const char *value, const char **why)
-{
-	return store_or_reset(o, value, &o->verity_root.options);
-}
-
-static int set_verity_usr_data(struct options *o, const char *value, const char **why)
-{
-	return set_verity_device(o, value, &o->verity_usr.data, why);
-}
-
-static int set_verity_usr_hash(struct options *o, const char *value, const char **why)
-{
-	return set_verity_device(o, value, &o->verity_usr.hash_device, why);
-}
-
-static int set_verity_usr_options(struct options *o, const char *value, const char **why)
-{
-	return store_or_reset(o, value, &o->verity_usr.options);
-}
-
-static int set_luks(struct options *o, const char *value, const char **why)
-{
-	return set_bool(value, &o->luks.enabled, why);
-}
-
-/* The volume of a LUKS header UUID ("luks-" prefix allowed, as systemd takes it), added when
- * new. 0, -EINVAL (not a UUID) or -ENOSPC. */
-static int luks_volume(struct options *o, const char *uuid, size_t len, struct luks_volume **out)
-{
-	char text[UUID_STR_LEN + sizeof("luks-")];
-	uint8_t bytes[16];
-	char normal[UUID_STR_LEN];
-	struct luks_cmdline *l = &o->luks;
-	int r = -EINVAL;
-
-	if (len >= sizeof(text))
-		goto out;
-	memcpy(text, uuid, len);
-	text[len] = '\0';
-	uuid = startswith(text, "luks-") ? text + 5 : text;
-	if (uuid_parse(uuid, bytes) < 0 && id128_parse(uuid, bytes) < 0)
-		goto out;
-	uuid_format(bytes, normal);
-	for (size_t i = 0; i < l->n_volumes; i++)
-		if (streq(l->volumes[i].uuid, normal)) {
-			*out = &l->volumes[i];
-			r = 0;
-			goto out;
-		}
-	r = -ENOSPC;
-	if (l->n_volumes == LUKS_MAX_VOLUMES)
-		goto out;
-	*out = &l->volumes[l->n_volumes++];
-	memset(*out, 0, sizeof(**out));
-	COPY_STR((*out)->uuid, normal);
-	r = 0;
-out:
-	return r;
-}
-
-static const char *luks_volume_why(int r)
-{
-	return r == -ENOSPC ? "more LUKS volumes than earlymount keeps (8)"
-			    : "not a LUKS UUID (as cryptsetup luksUUID prints it)";
-}
-
-static int set_luks_uuid(struct options *o, const char *value, const char **why)
-{
-	struct luks_volume *v;
-	int r = luks_volume(o, value, strlen(value), &v);
-
-	if (r == 0)
-		v->listed = true;
-	else
-		*why = luks_volume_why(r);
-	return r < 0 ? -EINVAL : 0;
-}
-
-static int set_luks_name(struct options *o, const char *value, const char **why)
-{
-	const char *eq = strchr(value, '=');
-	struct luks_volume *v;
-	int r = eq ? luks_volume(o, value, (size_t)(eq - value), &v) : -EINVAL;
-
-	if (r < 0) {
-		*why = eq ? luks_volume_why(r) : "UUID=NAME expected";
-	} else if (!eq[1] || strchr(eq + 1, '/') || strlen(eq + 1) > 127) {
-		*why = "not a device-mapper name: 1 to 127 characters, no '/'";
-		r = -EINVAL;
-	} else {
-		r = store(o, eq + 1, &v->name);
-		v->listed = true;
-	}
-	return r;
-}
-
-/* rd.luks.options= and rd.luks.key= apply to one volume when they start with its UUID and
- * '=', else to all. The part after the UUID in *rest. */
-static const char **luks_field(struct options *o, const char *value, bool key, const char **rest)
-{
-	const char *eq = strchr(value, '=');
-	struct luks_volume *v = NULL;
-
-	*rest = value;
-	if (eq && luks_volume(o, value, (size_t)(eq - value), &v) == 0) {
-		*rest = eq + 1;
-		return key ? &v->key : &v->options;
-	}
-	return key ? &o->luks.key : &o->luks.options;
-}
-
-static int set_luks_options(struct options *o, const char *value, const char **why)
-{
-	const char *rest;
-	const char **field = luks_field(o, value, false, &rest);
-
-	(void)why;
-	return store_or_reset(o, rest, field);
-}
-
-/* A malformed key spec is left out: the passphrase prompt still opens the volume. */
-static int set_luks_key(struct options *o, const char *value, const char **why)
-{
-	const char *rest;
-	const char **field = luks_field(o, value, true, &rest);
-	int r = 0;
-
-	if (rest[0] && rest[0] != '/') {
-		*why = "not a key file: an absolute path, with :DEVICE when it is on a device";
-		r = -EINVAL;
-	} else {
-		r = store_or_reset(o, rest, field);
-	}
-	return r;
-}
-
-/* The value of word in table; -EINVAL when it is not there. */
-static int word_lookup(const struct word_value *table, size_t n, const char *word, int *value)
-{
-	int r = -EINVAL;
-
-	for (size_t i = 0; i < n && r < 0; i++)
-		if (streq(word, table[i].word)) {
-			*value = table[i].value;
-			r = 0;
-		}
-	return r;
-}
-
-static int set_fsck_mode(struct options *o, const char *value, const char **why)
-{
-	int mode = 0;
-	int r = word_lookup(fsck_mode_words, ARRAY_SIZE(fsck_mode_words), value, &mode);
-
-	if (r == 0)
-		o->fsck_mode = (enum fsck_mode)mode;
-	else
-		*why = "not a fsck mode; use auto, force or skip";
-	return r;
-}
-
-static int set_fsck_repair(struct options *o, const char *value, const char **why)
-{
-	int repair = 0;
-	int r = word_lookup(fsck_repair_words, ARRAY_SIZE(fsck_repair_words), value, &repair);
-
-	if (r == 0)
-		o->fsck_repair = (enum fsck_repair)repair;
-	else
-		*why = "not a fsck repair mode; use preen, yes or no";
-	return r;
-}
-
-static int set_volatile(struct options *o, const char *value, const char **why)
-{
-	int b = value ? parse_boolean(value) : 1;
-	int mode = 0;
-	int r = 0;
-
-	if (b >= 0) {
-		o->volatile_mode = b ? VOLATILE_YES : VOLATILE_NO;
-		goto out;
-	}
-	r = word_lookup(volatile_words, ARRAY_SIZE(volatile_words), value, &mode);
-	if (r == 0)
-		o->volatile_mode = (enum volatile_mode)mode;
-	else
-		*why = "not a volatile mode; use yes, no, state or overlay";
-out:
-	return r;
-}
-
-/* The kernel's own form of a device, "MAJ:MIN" in decimal, as /sys/power/resume takes it. */
-bool is_devno(const char *s)
-{
-	size_t major = strspn(s, "0123456789");
-	size_t minor = major && s[major] == ':' ? strspn(s + major + 1, "0123456789") : 0;
-
-	return minor > 0 && s[major + 1 + minor] == '\0';
-}
-
-static int set_resume(struct options *o, const char *value, const char **why)
-{
-	int r = 0;
-
-	if (value[0] && !is_device_spec(value) && !is_devno(value)) {
-		*why = "not a device; give a path such as /dev/vda3, a UUID=, PARTUUID=, LABEL= or "
-		       "PARTLABEL= tag, or MAJOR:MINOR";
-		r = -EINVAL;
-	} else {
-		r = store_or_reset(o, value, &o->resume);
-	}
-	return r;
-}
-
-static int set_resume_offset(struct options *o, const char *value, const char **why)
-{
-	int r = parse_decimal(value, strlen(value), UINT64_MAX, &o->resume_offset);
-
-	if (r < 0)
-		*why = "not a number of pages; give the swap file's first page, as "
-		       "filefrag or btrfs inspect-internal map-swapfile -r print it";
-	else
-		o->has_resume_offset = true;
-	return r;
-}
-
-static int set_noresume(struct options *o, const char *value, const char **why)
-{
-	o->noresume = true;
-	return 0;
-}
-
-static int set_init(struct options *o, const char *value, const char **why)
-{
-	if (value[0] != '\0' && value[0] != '/') {
-		*why = "not an absolute path; name the program in the new root, e.g. init=/sbin/init";
-		return -EINVAL;
-	}
-	return store_or_reset(o, value, &o->init);
-}
-
-static int set_disk(struct options *o, const char *value, const char **why)
-{
-	return store_or_reset(o, value, &o->disk);
-}
-
-static int set_machine_id(struct options *o, const char *value, const char **why)
-{
-	static const uint8_t null_id[16];
-	uint8_t id[16];
-	int r = id128_parse(value, id);
-
-	if (r < 0) {
-		*why = "not a machine ID; give 32 hex digits or the 8-4-4-4-12 UUID form";
-		goto out;
-	}
-	/* systemd refuses the null ID too: it means "no ID" everywhere. */
-	if (memcmp(id, null_id, sizeof(id)) == 0) {
-		*why = "the all-zero ID is not a machine ID";
-		r = -EINVAL;
-		goto out;
-	}
-	memcpy(o->machine_id, id, sizeof(id));
-	o->has_machine_id = true;
-out:
-	return r;
-}
-
-static int set_emergency(struct options *o, const char *value, const char **why)
-{
-	o->emergency = true;
-	return 0;
-}
-
-/* The bare key is the shell now, before the boot; a value is dracut's action on failure. */
-static int set_rd_emergency(struct options *o, const char *value, const char **why)
-{
-	int action = 0;
-	int r;
-
-	if (!value)
-		return set_emergency(o, value, why);
-	r = word_lookup(emergency_words, ARRAY_SIZE(emergency_words), value, &action);
-	if (r == 0)
-		o->emergency_action = (enum emergency_action)action;
-	else
-		*why = "not an action; use reboot, poweroff or halt (or the bare rd.emergency for a shell now)";
-	return r;
-}
-
-static int set_shell(struct options *o, const char *value, const char **why)
-{
-	bool shell = true;
-	int r = set_bool(value, &shell, why);
-
-	if (r == 0)
-		o->no_shell = !shell;
-	return r;
-}
-
-/* The kernel's own key, read as its int parameter: seconds, negative for at once. */
-static int set_panic(struct options *o, const char *value, const char **why)
-{
-	bool negative = value[0] == '-';
-	const char *digits = value + (value[0] == '-' || value[0] == '+');
-	uint64_t n;
-	int r = parse_decimal(digits, strlen(digits), INT_MAX, &n);
-
-	if (r < 0)
-		*why = "not a whole number of seconds (negative: at once)";
-	else
-		o->panic_sec = negative ? -(int)n : (int)n;
-	return r;
-}
-
-static int set_break(struct options *o, const char *value, const char **why)
-{
-	o->rd_break = true;
-	return 0;
-}
-
-static int set_quiet(struct options *o, const char *value, const char **why)
-{
-	o->quiet = true;
-	return 0;
-}
-
-static int set_debug(struct options *o, const char *value, const char **why)
-{
-	o->debug = true;
-	return 0;
-}
-
-static int set_rootwait(struct options *o, const char *value, const char **why)
-{
-	o->rootwait = true;
-	return 0;
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* Reads digits at *s, at most limit; -ERANGE past it, -EINVAL when there are none. */
-static int read_number(const char **s, uint64_t limit, uint64_t *out)
-{
-	const char *p = *s;
-	uint64_t n = 0;
-	int r = -EINVAL;
-
-	if (!is_digit(*p))
-		goto out;
-	for (; is_digit(*p); p++) {
-		n = n * 10 + (uint64_t)(*p - '0');
-		if (n > limit) {
-			r = -ERANGE;
-			goto out;
-		}
-	}
-	*s = p;
-	*out = n;
-	r = 0;
-out:
-	return r;
-}
-
-static int parse_seconds(const char *s, int *out)
-{
-	uint64_t n;
-	int r = read_number(&s, INT_MAX, &n);
-
-	if (r == 0 && *s != '\0')
-		r = -EINVAL;
-	if (r == 0)
-		*out = (int)n;
-	return r;
-}
-
-int cmdline_parse_time_span(const char *s, int *out)
-{
-	uint64_t total_ms = 0, n;
-	bool any = false;
-	int r = 0;
-
-	if (streq(s, "infinity")) {
-		*out = 0;
-		goto out;
-	}
-	for (;;) {
-		size_t unit_len;
-		size_t i;
-
-		while (is_space(*s))
-			s++;
-		if (*s == '\0')
-			break;
-		r = read_number(&s, SPAN_MAX_MS, &n);
-		if (r < 0)
-			goto out;
-		while (is_space(*s))
-			s++;
-		unit_len = strcspn(s, "0123456789 \t\n");
-		for (i = 0; i < ARRAY_SIZE(time_units); i++)
-			if (strlen(time_units[i].name) == unit_len &&
-			    strncmp(s, time_units[i].name, unit_len) == 0)
-				break;
-		if (i == ARRAY_SIZE(time_units)) {
-			r = -EINVAL;
-			goto out;
-		}
-		s += unit_len;
-		total_ms += n * time_units[i].ms;
-		if (total_ms > SPAN_MAX_MS) {
-			r = -ERANGE;
-			goto out;
-		}
-		any = true;
-	}
-	if (!any) {
-		r = -EINVAL;
-		goto out;
-	}
-	*out = (int)((total_ms + 999) / 1000);
-out:
-	return r;
-}
-
-static int set_timeout(struct options *o, const char *value, const char **why)
-{
-	int r = cmdline_parse_time_span(value, &o->timeout_sec);
-
-	if (r == -ERANGE)
-		*why = "too long; use infinity to wait forever";
-	else if (r < 0)
-		*why = "not a time span; use whole seconds, a span such as 90s, 500ms or 2min, or infinity";
-	return r < 0 ? -EINVAL : 0;
-}
-
-static int set_rootdelay(struct options *o, const char *value, const char **why)
-{
-	int r = parse_seconds(value, &o->rootdelay_sec);
-
-	if (r < 0)
-		*why = "not a number of seconds; use a whole number of seconds, 0 or more";
-	return r < 0 ? -EINVAL : 0;
 }
 
 static const struct cmdline_key *find_key(const char *name)
@@ -1138,7 +329,7 @@ static void append_list_param(struct parser *p, const char *key, const char *val
 
 	if (!k || k->form != FORM_LIST || k->list != p->list || !value)
 		return;
-	r = list_append(p->opts, list_field(p->opts, p->list), value);
+	r = cmdline_list_append(p->opts, list_field(p->opts, p->list), value);
 	if (r < 0)
 		report(p, r, "%s=%s: " NO_ROOM "; ignored", key, shown(value_shown, value));
 }

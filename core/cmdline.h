@@ -156,16 +156,6 @@ int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_
 /* Resets opts to the defaults of an empty command line. */
 void options_init(struct options *opts);
 
-/* systemd's time spans in the units a boot timeout needs: "90", "90s", "1min30s",
- * "1 min 30 s", "500ms" (rounded up to whole seconds), and "infinity", which is 0. 0, -EINVAL,
- * or -ERANGE for a span longer than INT_MAX seconds. */
-int cmdline_parse_time_span(const char *s, int *seconds);
-
-/* systemd's boolean words: 1/yes/y/true/t/on and 0/no/n/false/f/off. 1, 0 or -EINVAL. */
-int parse_boolean(const char *s);
-
-/* Whether s is a device number as the kernel writes it, "MAJ:MIN" in decimal. */
-bool is_devno(const char *s);
 /* "virtiofs" or "9p", the fstype a share is mounted with; NULL for SHARE_NONE. */
 const char *share_fstype(enum share_fs fs);
 

@@ -9,6 +9,7 @@
 
 #include "cmdline.h"
 #include "luks.h"
+#include "parse.h"
 #include "util.h"
 
 enum luks_word {
@@ -104,7 +105,7 @@ static int parse_value(const struct luks_word_name *f, const char *v, size_t len
 		if (v && len < sizeof(text)) {
 			memcpy(text, v, len);
 			text[len] = '\0';
-			r = cmdline_parse_time_span(text, &sec);
+			r = parse_time_span(text, &sec);
 			*n = (uint64_t)sec;
 		}
 		break;

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "parse.h"
 #include "plan_internal.h"
 #include "util.h"
 

@@ -368,21 +368,6 @@ static void test_lists_interleaved_stay_apart(void **state)
 	assert_string_equal(opts.init, "/sbin/init");
 }
 
-static void test_boolean_words(void **state)
-{
-	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on", "YES", "True", "On" };
-	static const char *const no[] = { "0", "no", "n", "false", "f", "off", "NO", "False", "OFF" };
-	static const char *const bad[] = { "", "2", "yess", "-1", "01", "of", "enable", " yes", "yes " };
-
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		assert_int_equal(parse_boolean(yes[i]), 1);
-	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		assert_int_equal(parse_boolean(no[i]), 0);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(parse_boolean(bad[i]), -EINVAL);
-	assert_int_equal(parse_boolean(NULL), -EINVAL);
-}
-
 static void test_gpt_auto(void **state)
 {
 	static const char *const keys[] = { "systemd.gpt_auto", "rd.systemd.gpt_auto" };
@@ -999,7 +984,6 @@ int main(void)
 		cmocka_unit_test(test_module_lists_join),
 		cmocka_unit_test(test_tmpfs_flags_join),
 		cmocka_unit_test(test_lists_interleaved_stay_apart),
-		cmocka_unit_test(test_boolean_words),
 		cmocka_unit_test(test_gpt_auto),
 		cmocka_unit_test(test_verity_keys),
 		cmocka_unit_test(test_volatile),
