@@ -13,6 +13,7 @@
 #include "dps.h"
 #include "log.h"
 #include "probe.h"
+#include "utf8.h"
 #include "util.h"
 #include "verity_sig.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "parse.h"
 #include "cmdline_keys.h"
 #include "util.h"
 
@@ -140,11 +141,6 @@ void options_init(struct options *opts)
 	opts->volatile_mode = VOLATILE_NO;
 	opts->timeout_sec = -1;
 	opts->rootdelay_sec = -1;
-}
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n';
 }
 
 static bool is_control(unsigned char c)

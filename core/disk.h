@@ -9,7 +9,6 @@
 
 #include "uuid.h"
 #include "verity.h"
-#include "utf8.h" /* labels are kept as utf8_sanitize() leaves them */
 
 struct part {
 	unsigned number;           /* 1-based partition number */

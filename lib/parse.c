@@ -45,11 +45,6 @@ out:
 	return r;
 }
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n';
-}
-
 /* The kernel's own form of a device, "MAJ:MIN" in decimal, as /sys/power/resume takes it. */
 bool is_devno(const char *s)
 {

@@ -16,6 +16,12 @@ static inline bool streq(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* The blanks between the words of the kernel's command line and of the values in it. */
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
 /* The rest of s after prefix, or NULL when s does not start with it. */
 static inline const char *startswith(const char *s, const char *prefix)
 {

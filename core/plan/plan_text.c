@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "utf8.h"
 #include "util.h"
 
 void plan_text_init(struct text *t, char *buf, size_t size)

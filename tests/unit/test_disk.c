@@ -126,33 +126,6 @@ static void test_ranges_and_overlaps(void **state)
 	(void)state;
 }
 
-static void test_utf8_sanitize(void **state)
-{
-	static const struct {
-		const char *in, *out;
-		size_t replaced;
-	} cases[] = {
-		{ "root-1.10", "root-1.10", 0 },
-		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbf", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbf", 0 },
-		{ "a\xed\xa0\x80" "b", "a???b", 3 },               /* lone high surrogate, as libblkid writes it */
-		{ "\xed\xbf\xbf", "???", 3 },                       /* lone low surrogate */
-		{ "\xc0\x80\xe0\x80\x80", "?????", 5 },             /* overlong NUL */
-		{ "\xf4\x90\x80\x80", "????", 4 },                  /* above U+10FFFF */
-		{ "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf", 0 },      /* U+10FFFF */
-		{ "\x80x\xff\xf8\x88\x80\x80\x80", "?x??????", 7 }, /* stray and 5-byte forms */
-		{ "ok\xe2\x82", "ok??", 2 },                          /* cut short by the end */
-		{ "\xe2\x82" "a", "??a", 2 },
-	};
-	char buf[32];
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		snprintf(buf, sizeof(buf), "%s", cases[i].in);
-		assert_int_equal(utf8_sanitize(buf), cases[i].replaced);
-		assert_string_equal(buf, cases[i].out);
-	}
-	(void)state;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,7 +133,6 @@ int main(void)
 		cmocka_unit_test(test_duplicates_are_refused),
 		cmocka_unit_test(test_many_partitions),
 		cmocka_unit_test(test_ranges_and_overlaps),
-		cmocka_unit_test(test_utf8_sanitize),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "plan_fixtures.h"
 #include "probe.h"
+#include "utf8.h"
 #include "util.h"
 
 #define MKDISK "tests/fixtures/mkdisk"
