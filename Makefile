@@ -29,7 +29,7 @@ STATIC_LDFLAGS := -static -Wl,--gc-sections -s
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
-# The layers, lowest first (docs/layout in the README): a folder's code sees the headers of
+# The layers, lowest first (the README's Layout): a folder's code sees the headers of
 # its own layer and of those below it, never above. `make check-layers` checks the objects.
 #   lib/   generic helpers that know no partition
 #   core/  the pure core (command line, disk model), core/plan/ the planner
@@ -241,6 +241,7 @@ $(LUKS_CHECK_OBJ): luks/luks_helper.c luks/luks_helper.h $(call cs_lib,$(HOST_AR
 check-layers: all $(LUKS_CHECK_OBJ)
 	@sh tests/layers/check -b $(BUILD) -a $(HOST_ARCH)
 	@sh tests/layers/selftest -b $(BUILD)
+	@sh tests/layers/layout README.md
 check: check-layers
 
 # The tiny "real init" of the test images (qemu/probe-init.c), static, per arch.
@@ -425,7 +426,7 @@ check: check-musl
 # mount point with the machine-ID /var, a pinned root, version order, the refusal and its
 # wait, overlayfs (two boots), dm-verity's ioctls, fsck children, the rd.break shell. The
 # LUKS scenarios stay glibc-only: the helper is a glibc binary either way. About 2 minutes
-# unloaded (six images, 20 boots; README, Tests).
+# unloaded (six images, 20 boots; docs/tests.md).
 MUSL_BOOT_SCENARIOS ?= dps-root dps-full root-partuuid versioned-roots two-disks \
 	volatile-overlay verity-root fsck-var rd-break
 .PHONY: check-musl-boot
@@ -514,11 +515,15 @@ INSTALLED = \
 	$(PREFIX)/lib/initcpio/install/earlymount \
 	$(PREFIX)/share/man/man8/earlymount.8 \
 	$(PREFIX)/share/doc/earlymount/README.md \
-	$(PREFIX)/share/doc/earlymount/LICENSE
+	$(PREFIX)/share/doc/earlymount/LICENSE \
+	$(addprefix $(PREFIX)/share/doc/earlymount/,$(DOC_FILES))
+# The README's documents, beside it as in the tree, so that its links work where it is read.
+DOC_FILES = $(sort $(wildcard docs/*.md)) docs/performance.png
 # Removed by uninstall when empty, deepest first.
 INSTALLED_DIRS = \
 	$(PREFIX)/lib/earlymount \
 	$(PREFIX)/lib/dracut/modules.d/99earlymount \
+	$(PREFIX)/share/doc/earlymount/docs \
 	$(PREFIX)/share/doc/earlymount
 
 # The hooks name the installed binary and luks-functions: under another PREFIX, those. (The
@@ -542,6 +547,8 @@ install: $(INSTALL_BIN) $(INSTALL_INIT) $(INSTALL_LUKS)
 	install -D -m 0644 docs/earlymount.8 $(DESTDIR)$(PREFIX)/share/man/man8/earlymount.8
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/earlymount/README.md
 	install -D -m 0644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/earlymount/LICENSE
+	install -d $(DESTDIR)$(PREFIX)/share/doc/earlymount/docs
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(PREFIX)/share/doc/earlymount/docs/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

@@ -135,7 +135,7 @@ static inline void fuzz_check_plan(int r, const struct plan *plan, const struct 
 		FUZZ_CHECK(FUZZ_TERMINATED(s->source) && FUZZ_TERMINATED(s->target) &&
 			   FUZZ_TERMINATED(s->fstype) && FUZZ_TERMINATED(s->options) &&
 			   FUZZ_TERMINATED(s->reason), "a field of step %zu is not terminated", i);
-		/* the limits (README): nothing empty, past 2^64 or beyond partition 255 is mounted */
+		/* the limits (docs/booting.md, Limits): nothing empty, past 2^64 or beyond partition 255 is mounted */
 		if (r == 0 && s->part && (s->op == OP_MOUNT || s->op == OP_SWAPON))
 			FUZZ_CHECK(s->part->size > 0 && s->part->number >= 1 && s->part->number <= 255 &&
 				   s->part->size <= UINT64_MAX - s->part->start,
