@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ask_password.h"
+#include "fileio.h"
 #include "util.h"
 
 #define ACTIVE_CONSOLES "/sys/class/tty/console/active"
@@ -55,14 +56,10 @@ static void console_add(struct consoles *cs, const char *path)
 
 static void consoles_open(struct consoles *cs)
 {
-	char list[256] = "";
+	char list[256];
 	char path[64];
-	int fd = open(ACTIVE_CONSOLES, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, list, sizeof(list) - 1) : -1;
 
-	if (fd >= 0)
-		close(fd);
-	list[n > 0 ? n : 0] = '\0';
+	(void)read_file_at(AT_FDCWD, ACTIVE_CONSOLES, list, sizeof(list)); /* none: the console */
 	cs->n = 0;
 	for (char *save = NULL, *w = strtok_r(list, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
 		snprintf(path, sizeof(path), "/dev/%s", w);

@@ -17,6 +17,7 @@
 #include "dps.h"
 #include "efivars.h"
 #include "emergency.h"
+#include "fileio.h"
 #include "hooks.h"
 #include "log.h"
 #include "luks_open.h"
@@ -49,29 +50,10 @@ out:
 
 static int read_proc_cmdline(char *line, size_t size)
 {
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	size_t used = 0;
-	int r = 0;
+	ssize_t r = read_file_at(AT_FDCWD, "/proc/cmdline", line, size);
 
-	if (fd < 0)
-		return -errno;
-	while (used < size - 1) {
-		ssize_t n = read(fd, line + used, size - 1 - used);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
-	line[used] = '\0';
 	line[strcspn(line, "\n")] = '\0';
-	return r;
+	return r < 0 ? (int)r : 0;
 }
 
 static int stage_command_line(struct boot *b)

@@ -47,17 +47,13 @@ static void load_modules_while_asking(void *data)
 static int read_machine_id(const char *path, uint8_t id[16], const char **why)
 {
 	char text[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = read_file_at(AT_FDCWD, path, text, sizeof(text));
 	int r = 0;
 
-	if (fd < 0) {
-		*why = errno == ENOENT ? "the file does not exist" : strerror(errno);
-		return -errno;
+	if (n < 0) {
+		*why = n == -ENOENT ? "the file does not exist" : strerror((int)-n);
+		return (int)n;
 	}
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	text[n > 0 ? n : 0] = '\0';
 	text[strcspn(text, "\n")] = '\0';
 	if (!text[0] || streq(text, "uninitialized")) {
 		*why = "the machine ID is not set yet (first boot)";

@@ -15,6 +15,7 @@
 
 #include "emergency.h"
 #include "failure.h"
+#include "fileio.h"
 #include "log.h"
 #include "util.h"
 
@@ -33,15 +34,12 @@ static int open_console_tty(void)
 {
 	char buf[256];
 	char path[300];
-	int fd = open(CONSOLE_ACTIVE, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	ssize_t n = read_file_at(AT_FDCWD, CONSOLE_ACTIVE, buf, sizeof(buf));
 	char *name;
+	int fd;
 
-	if (fd >= 0)
-		close(fd);
 	if (n <= 0)
 		goto console;
-	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	name = strrchr(buf, ' ');
 	name = name ? name + 1 : buf;

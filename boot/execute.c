@@ -53,20 +53,9 @@ bool filesystems_text_has(const char *text, const char *fstype)
 bool filesystem_registered(const char *fstype)
 {
 	char text[FILESYSTEMS_MAX];
-	int fd = open("/proc/filesystems", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	bool found = false;
 
-	if (fd < 0)
-		goto out;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		goto out;
-	text[n] = '\0';
-	found = filesystems_text_has(text, fstype);
-out:
-	return found;
+	return read_file_at(AT_FDCWD, "/proc/filesystems", text, sizeof(text)) > 0 &&
+	       filesystems_text_has(text, fstype);
 }
 
 /* A device spec to a node: the partition's when known, a path as it is, else looked up. */

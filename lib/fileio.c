@@ -1,5 +1,6 @@
 /* Writing whole buffers and making directories. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -70,5 +71,37 @@ int copy_fd(int in_fd, int out_fd)
 		if (r < 0)
 			break;
 	}
+	return r;
+}
+
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	size_t used = 0;
+	ssize_t r = 0;
+
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	while (used + 1 < size) {
+		ssize_t n = read(fd, buf + used, size - 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	if (r == 0)
+		r = (ssize_t)used;
+out:
+	if (size > 0)
+		buf[r < 0 ? 0 : used] = '\0';
 	return r;
 }

@@ -13,3 +13,8 @@ int make_directories(const char *path, mode_t mode);
 
 /* Copies what in_fd reads until its end to out_fd: 0, or -errno. */
 int copy_fd(int in_fd, int out_fd);
+
+/* Reads path (relative to dirfd; AT_FDCWD for an absolute path) until its end or until buf
+ * is full, and ends buf with a NUL (buf is "" on failure): the length read, or -errno. For
+ * the small text files of /proc, sysfs and /etc. */
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);

@@ -192,19 +192,10 @@ static int read_console_loglevel(void)
 {
 	char buf[64];
 	int level = CONSOLE_LOGLEVEL_DEFAULT;
-	int fd = open(PRINTK_PATH, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
-		goto out;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		goto out;
-	buf[n] = '\0';
-	if (buf[0] >= '0' && buf[0] <= '9')
+	if (read_file_at(AT_FDCWD, PRINTK_PATH, buf, sizeof(buf)) > 0 && buf[0] >= '0' &&
+	    buf[0] <= '9')
 		level = atoi(buf);
-out:
 	return level;
 }
 

@@ -4,20 +4,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "sysfs.h"
 
 bool sysfs_read_line_at(int dirfd, const char *path, char *buf, size_t size)
 {
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = read(fd, buf, size - 1);
-		close(fd);
-	}
-	if (n < 0)
-		n = 0;
-	buf[n] = '\0';
+	(void)read_file_at(dirfd, path, buf, size); /* a missing file reads as empty */
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf[0] != '\0';
 }

@@ -74,12 +74,33 @@ static void test_make_directories(void **state)
 	(void)state;
 }
 
+static void test_read_file(void **state)
+{
+	char path[] = "/tmp/fileio-read-XXXXXX";
+	char small[4], buf[64];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write_all(fd, "hello\n", 6), 0);
+	close(fd);
+	assert_int_equal(read_file_at(AT_FDCWD, path, buf, sizeof(buf)), 6);
+	assert_string_equal(buf, "hello\n");
+	/* cut to what fits, ended */
+	assert_int_equal(read_file_at(AT_FDCWD, path, small, sizeof(small)), 3);
+	assert_string_equal(small, "hel");
+	unlink(path);
+	assert_int_equal(read_file_at(AT_FDCWD, path, buf, sizeof(buf)), -ENOENT);
+	assert_string_equal(buf, "");
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_all_and_copy),
 		cmocka_unit_test(test_write_all_says_why),
 		cmocka_unit_test(test_make_directories),
+		cmocka_unit_test(test_read_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
