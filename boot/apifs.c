@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "apifs.h"
+#include "efivars.h"
 #include "log.h"
+#include "paths.h"
 #include "util.h"
 
 #define MS_API (MS_NOSUID | MS_NOEXEC | MS_NODEV)
@@ -27,7 +29,7 @@ const struct apifs_entry apifs_table[] = {
 	/* memory_recursiveprot needs 5.7, nsdelegate 4.13: older kernels refuse the option. */
 	{ "cgroup2", "/sys/fs/cgroup", { "nsdelegate,memory_recursiveprot", "nsdelegate", "" },
 	  MS_API, APIFS_REQUIRED },
-	{ "efivarfs", "/sys/firmware/efi/efivars", { "" }, MS_API, APIFS_IF_EFI },
+	{ "efivarfs", EFIVARS_DIR, { "" }, MS_API, APIFS_IF_EFI },
 	{ "bpf", "/sys/fs/bpf", { "mode=0700" }, MS_API, APIFS_OPTIONAL },
 };
 const size_t apifs_table_size = ARRAY_SIZE(apifs_table);
@@ -66,7 +68,7 @@ static bool efi_booted(void)
 {
 	struct stat st;
 
-	return stat("/sys/firmware/efi", &st) == 0;
+	return stat(EFI_FIRMWARE_DIR, &st) == 0;
 }
 
 static int ensure_mount_point(const char *target)

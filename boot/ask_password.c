@@ -16,9 +16,9 @@
 
 #include "ask_password.h"
 #include "fileio.h"
+#include "paths.h"
 #include "util.h"
 
-#define ACTIVE_CONSOLES "/sys/class/tty/console/active"
 #define MAX_CONSOLES 8
 
 struct console {
@@ -59,7 +59,7 @@ static void consoles_open(struct consoles *cs)
 	char list[256];
 	char path[64];
 
-	(void)read_file_at(AT_FDCWD, ACTIVE_CONSOLES, list, sizeof(list)); /* none: the console */
+	(void)read_file_at(AT_FDCWD, CONSOLE_ACTIVE, list, sizeof(list)); /* none: the console */
 	cs->n = 0;
 	for (char *save = NULL, *w = strtok_r(list, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
 		snprintf(path, sizeof(path), "/dev/%s", w);

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "luks_open.h"
 #include "modules.h"
+#include "paths.h"
 #include "systemd_handoff.h"
 #include "timing.h"
 #include "util.h"
@@ -172,7 +173,7 @@ static int stage_machine_facts(struct boot *b)
 	int r;
 
 	b->machine.arch = arch_native();
-	if (stat("/sys/firmware/efi", &st) < 0)
+	if (stat(EFI_FIRMWARE_DIR, &st) < 0)
 		goto out;
 	efivarfs_mount(b);
 	r = efivars_boot_partuuid(EFIVARS_DIR, b->machine.loader_partuuid);

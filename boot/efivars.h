@@ -3,9 +3,10 @@
 
 #include <stddef.h>
 
+#include "paths.h"
 #include "uuid.h"
 
-#define EFIVARS_DIR "/sys/firmware/efi/efivars"
+#define EFIVARS_DIR EFI_FIRMWARE_DIR "/efivars"
 /* The Boot Loader Interface's vendor GUID (systemd-boot, systemd-stub). */
 #define EFI_LOADER_VENDOR "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 

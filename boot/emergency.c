@@ -17,9 +17,9 @@
 #include "failure.h"
 #include "fileio.h"
 #include "log.h"
+#include "paths.h"
 #include "util.h"
 
-#define CONSOLE_ACTIVE "/sys/class/tty/console/active"
 
 static bool shell_present(void)
 {

@@ -23,6 +23,7 @@
 #include "host_args.h"
 #include "initramfs.h"
 #include "log.h"
+#include "path.h"
 #include "qemu_run.h"
 #include "sha256.h"
 #include "util.h"
@@ -250,17 +251,16 @@ static int find_init(const struct qemu_args *a, char *init)
 {
 	char self[PATH_MAX];
 	enum arch arch = ARCH_INVALID;
-	ssize_t n;
+	int r;
 	char *slash;
 
 	if (a->init) {
 		snprintf(init, PATH_MAX, "%s", a->init);
 		return 0;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -errno;
-	self[n] = '\0';
+	r = path_self(self, sizeof(self));
+	if (r < 0)
+		return r;
 	if (elf_file_arch(self, &arch) == 0 && arch == a->arch) {
 		snprintf(init, PATH_MAX, "%s", self);
 		return 0;
@@ -302,7 +302,7 @@ static void cache_path(const struct qemu_args *a, const char *moddir, const char
 	sha256_init(&h);
 	hash_file(&h, dep);
 	hash_file(&h, init);
-	hash_file(&h, "/proc/self/exe");
+	hash_file(&h, PATH_SELF);
 	sha256_update(&h, &a->arch, sizeof(a->arch));
 	sha256_final(&h, digest);
 	for (size_t i = 0; i < 8; i++)
@@ -319,7 +319,7 @@ static int build_initramfs(const struct qemu_args *a, const char *moddir, const 
 			   const char *out)
 {
 	char tmp[PATH_MAX + 8], dir[PATH_MAX];
-	const char *argv[] = { "/proc/self/exe", "initramfs", "--moddir", moddir, "--init", init,
+	const char *argv[] = { PATH_SELF, "initramfs", "--moddir", moddir, "--init", init,
 			       "--arch", arch_name(a->arch), "-o", tmp, NULL };
 	int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int status = 0;

@@ -14,6 +14,18 @@ int path_join(char *out, size_t size, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+int path_self(char *out, size_t size)
+{
+	ssize_t n = size > 0 ? readlink(PATH_SELF, out, size - 1) : -1;
+	int r = 0;
+
+	if (n < 0)
+		r = size > 0 ? -errno : -ENAMETOOLONG;
+	else
+		out[n] = '\0';
+	return r;
+}
+
 int path_find_program(const char *name, const char *also, char *out, size_t size)
 {
 	const char *env = getenv("PATH");

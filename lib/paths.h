@@ -1,7 +1,11 @@
-/* The paths more than one layer names, each defined once. */
+/* The paths more than one file names, each defined once. */
 #pragma once
 
 /* Where earlymount keeps its own mounts and state in the initramfs (moved with /run). */
 #define EARLYMOUNT_RUN "/run/earlymount"
 /* Where the device-mapper devices earlymount sets up are linked by name. */
 #define DM_MAPPER_DIR "/dev/mapper"
+/* The consoles the kernel writes to, the last one its /dev/console. */
+#define CONSOLE_ACTIVE "/sys/class/tty/console/active"
+/* There when the machine booted through UEFI. */
+#define EFI_FIRMWARE_DIR "/sys/firmware/efi"

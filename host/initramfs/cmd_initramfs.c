@@ -142,20 +142,17 @@ static int find_beside(const char *binary, const char *name, const char *install
 static int choose_init(const struct builder *b, char *init, size_t size)
 {
 	char self[PATH_MAX];
-	ssize_t len;
 	int r;
 
 	if (b->init) {
 		r = snprintf(init, size, "%s", b->init) < (int)size ? 0 : -ENAMETOOLONG;
 		goto out;
 	}
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len < 0) {
-		r = -errno;
-		snprintf(self, sizeof(self), "/proc/self/exe");
+	r = path_self(self, sizeof(self));
+	if (r < 0) {
+		snprintf(self, sizeof(self), PATH_SELF);
 		goto out;
 	}
-	self[len] = '\0';
 	r = find_beside(self, "earlymount-init", "init", init, size);
 	if (r == -ENOENT) {
 		log_notice("no earlymount-init beside %s: it is /init itself, host commands included "
