@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "commands.h"
 #include "fileio.h"
 #include "log.h"
@@ -117,18 +118,16 @@ static void print_command(const char *const *argv)
 static pid_t spawn(const char *const *argv, int out_fd, int err_fd, bool verbose)
 {
 	pid_t pid;
+	int r;
 
 	if (verbose)
 		print_command(argv);
-	pid = fork();
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) ||
-		    (err_fd >= 0 && dup2(err_fd, STDERR_FILENO) < 0))
-			_exit(127);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "earlymount qemu: unable to run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+	r = child_start(&(struct child_spec){ .argv = argv, .in = -1, .out = out_fd, .err = err_fd,
+					     .exec_failed = 127 },
+			&pid);
+	if (r < 0) {
+		errno = -r;
+		pid = -1;
 	}
 	return pid;
 }
@@ -164,7 +163,7 @@ static pid_t start_virtiofsd(const struct qemu_vm *vm, const char *sock)
 	}
 	if (pid > 0) {
 		kill(pid, SIGTERM);
-		waitpid(pid, NULL, 0);
+		(void)child_wait(pid, NULL);
 	}
 	return -1;
 }
@@ -319,7 +318,7 @@ static void stop(pid_t pid)
 	if (pid <= 0)
 		return;
 	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
+	(void)child_wait(pid, NULL);
 }
 
 int qemu_run(const struct qemu_vm *vm)
@@ -369,14 +368,14 @@ int qemu_run(const struct qemu_vm *vm)
 	r = follow_console(vm, pipe_fd[0], &watch);
 	if (r == -ETIMEDOUT || watch.verdict == QEMU_END_FAILED) {
 		kill(qemu, SIGTERM);
-		waitpid(qemu, &status, 0);
+		(void)child_wait(qemu, &status);
 		log_err(r == -ETIMEDOUT ? "no end of the guest within %d s: QEMU stopped"
 					: "the boot failed (see the console above): QEMU stopped",
 			vm->timeout_sec);
 		r = r == -ETIMEDOUT ? QEMU_EXIT_TIMEOUT : QEMU_EXIT_FAILED;
 		goto out;
 	}
-	waitpid(qemu, &status, 0);
+	(void)child_wait(qemu, &status);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		r = EXIT_SYSTEM;
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -1,5 +1,6 @@
 /* Child processes: starting a program with its standard streams set, and waiting for it. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -11,10 +12,11 @@ static void __attribute__((noreturn)) child_exec(const struct child_spec *spec)
 {
 	const int want[3] = { spec->in, spec->out, spec->err };
 
+	signal(SIGINT, SIG_DFL);
 	for (int fd = 0; fd < 3; fd++)
 		if (want[fd] >= 0 && dup2(want[fd], fd) < 0)
 			_exit(spec->exec_failed);
-	execv(spec->argv[0], (char *const *)spec->argv);
+	execvp(spec->argv[0], (char *const *)spec->argv);
 	dprintf(STDERR_FILENO, "unable to run %s: %s\n", spec->argv[0], strerror(errno));
 	_exit(spec->exec_failed);
 }
