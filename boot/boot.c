@@ -106,8 +106,8 @@ static bool has_pre_discover_hooks(void)
 }
 
 /* A pinned plan needs no controller to finish scanning: some drivers may probe their
- * devices after the insert returns (see modules.c), and the handoff then waits for no insert
- * (ahci scans q35's six empty ports for 0.35 s). Their loads then settle before their disks
+ * devices after the insert returns (see module_loaders.c), and the handoff then waits for no
+ * insert (ahci scans every empty port of its controller). Their loads then settle before their disks
  * appear: not when a pre-discover hook is promised settled devices. */
 static bool probe_async_ok(const struct boot *b)
 {

@@ -15,7 +15,7 @@ struct pollfd;
 
 #define MODULES_MAX_UNMATCHED 64
 /* Inserts running at once; past it a request waits for the oldest. A module's init may
- * sleep (ahci probes its ports for 0.35 s): the others go on meanwhile. */
+ * sleep (ahci probes every empty port): the others go on meanwhile. */
 #define MODULES_MAX_LOADERS 32
 
 /* One insert in a child process: it writes libkmod's result to fd and exits. */
@@ -80,7 +80,7 @@ enum held_release {
 /* Ends the hold; requests made now go to the background when parallel is set. The number
  * of modaliases that were held. */
 size_t modules_release_held(struct modules *m, enum held_release what);
-/* Background inserts of the drivers that allow it (see modules.c) from now on ask for
+/* Background inserts of the drivers that allow it (see module_loaders.c) from now on ask for
  * asynchronous probing (the module parameter async_probe=1): for a pinned plan, which needs
  * no controller to finish. */
 void modules_probe_async(struct modules *m, bool async);
@@ -94,7 +94,7 @@ int modules_reap(struct modules *m, bool wait);
 /* Before the handoff: waits up to timeout_ms for the background inserts still running,
  * raised to normal priority, so the real init does not inherit them as children. Logs
  * "waited N ms for M module loads" when there were any, and names those still running at
- * the bound (left alone: see modules.c). *waited_ms is the time spent. Number left. */
+ * the bound (left alone: see module_loaders.c). *waited_ms is the time spent. Number left. */
 size_t modules_finish(struct modules *m, int timeout_ms, double *waited_ms);
 void modules_close(struct modules *m);
 

@@ -5,7 +5,7 @@
 
 #include "paths.h"
 
-/* The stages of boot.c and the entries handoff() adds (15 at most now), with room to grow. */
+/* The stages of boot.c and the entries boot_handoff() adds (15 at most now), with room to grow. */
 #define TIMING_MAX_STAGES 24
 #define TIMING_NAME_MAX 24
 #define TIMINGS_PATH EARLYMOUNT_RUN "/timings"

@@ -16,7 +16,12 @@ static void __attribute__((noreturn)) child_exec(const struct child_spec *spec)
 	for (int fd = 0; fd < 3; fd++)
 		if (want[fd] >= 0 && dup2(want[fd], fd) < 0)
 			_exit(spec->exec_failed);
-	execvp(spec->argv[0], (char *const *)spec->argv);
+	/* a path is run as it is: execvp() would hand a file the kernel refuses (ENOEXEC: another
+	 * arch's binary, a damaged one) to /bin/sh, whose exit code means something else */
+	if (strchr(spec->argv[0], '/'))
+		execv(spec->argv[0], (char *const *)spec->argv);
+	else
+		execvp(spec->argv[0], (char *const *)spec->argv);
 	dprintf(STDERR_FILENO, "unable to run %s: %s\n", spec->argv[0], strerror(errno));
 	_exit(spec->exec_failed);
 }

@@ -1,7 +1,7 @@
 /* `earlymount initramfs`: builds a reproducible initramfs whose /init is earlymount, with the
  * kernel modules a disk needs, resolved (dependencies, pre-softdeps) through libkmod and
  * indexed again with the host's depmod so the image's indexes name only what it holds. The
- * command's parts are init/initramfs_*.c, sharing host/initramfs/initramfs.h. */
+ * command's parts are the files of host/initramfs/, sharing host/initramfs/initramfs.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <libkmod/libkmod.h>

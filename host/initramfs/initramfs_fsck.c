@@ -193,8 +193,8 @@ static int closure_deps(const struct builder *b, struct closure *c, const char *
 	return r;
 }
 
-static int find_program(const struct builder *b, const struct checker_program *p, char *src,
-			size_t size)
+static int find_checker_in_root(const struct builder *b, const struct checker_program *p,
+				char *src, size_t size)
 {
 	char rel[PATH_MAX];
 	int r = -ENOENT;
@@ -241,7 +241,7 @@ static int add_checker(struct builder *b, const struct checker_program *p)
 {
 	struct closure c = { 0 };
 	char src[PATH_MAX], dest[PATH_MAX], why[PATH_MAX + 128] = "";
-	int r = find_program(b, p, src, sizeof(src));
+	int r = find_checker_in_root(b, p, src, sizeof(src));
 
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s: not in %s (Debian package %s)", p->name, fsck_root(b),

@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -62,6 +64,29 @@ static void test_a_program_that_cannot_run(void **state)
 	(void)state;
 }
 
+/* A file the kernel will not run (here a script without #!) is not handed to /bin/sh: a fsck
+ * checker or LUKS helper of another arch must fail as such, not as the shell's exit code. */
+static void test_no_shell_for_a_path(void **state)
+{
+	char path[] = "/tmp/child-noexec-XXXXXX";
+	const char *const argv[] = { path, NULL };
+	char out[256];
+	int fd = mkstemp(path);
+	int status;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "echo ran\n", 9), 9);
+	close(fd);
+	assert_int_equal(chmod(path, 0755), 0);
+	status = run(argv, "", 42, out, sizeof(out));
+	unlink(path);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 42);
+	assert_null(strstr(out, "ran"));
+	assert_non_null(strstr(out, "Exec format error"));
+	(void)state;
+}
+
 static void test_wait_for_no_child(void **state)
 {
 	int status;
@@ -75,6 +100,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streams_and_status),
 		cmocka_unit_test(test_a_program_that_cannot_run),
+		cmocka_unit_test(test_no_shell_for_a_path),
 		cmocka_unit_test(test_wait_for_no_child),
 	};
 

@@ -28,6 +28,7 @@ static int kmsg_open_errno;      /* 0: opening /dev/kmsg works */
 static const char *printk_text = "4\t4\t1\t7\n";
 
 int __real_open(const char *path, int flags, ...);
+int __real_openat(int dirfd, const char *path, int flags, ...);
 ssize_t __real_write(int fd, const void *buf, size_t n);
 int __real_close(int fd);
 
@@ -55,6 +56,20 @@ int __wrap_open(const char *path, int flags, ...)
 	mode = va_arg(ap, int);
 	va_end(ap);
 	return __real_open(path, flags, mode);
+}
+
+/* lib/fileio.c's read_file_at() opens with openat(): printk's file is faked there too. */
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	if (strcmp(path, "/proc/sys/kernel/printk") == 0)
+		return __wrap_open(path, flags);
+	va_start(ap, flags);
+	mode = va_arg(ap, int);
+	va_end(ap);
+	return __real_openat(dirfd, path, flags, mode);
 }
 
 static void capture(char *buf, size_t *len, size_t size, const void *data, size_t n)
