@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dm.h"
+#include "dm_name.h"
 #include "util.h"
 
 #define DM_CONTROL DM_MAPPER_DIR "/control"
@@ -110,9 +111,16 @@ int dm_create(const char *name, const char *uuid, const struct dm_target *target
 {
 	struct dm_ioctl created;
 	bool made = false;
-	int fd = open(DM_CONTROL, O_RDWR | O_CLOEXEC);
-	int r = fd < 0 ? (errno == ENOENT ? -ENODEV : -errno) : 0;
+	int fd = -1;
+	/* the plan never names one; a name the link or the control node would clash with is
+	 * refused before anything is made */
+	int r = dm_name_valid(name) ? 0 : -EINVAL;
 
+	if (r == 0) {
+		fd = open(DM_CONTROL, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			r = errno == ENOENT ? -ENODEV : -errno;
+	}
 	if (r == 0) {
 		r = dm_call(fd, DM_DEV_CREATE, name, uuid, &created);
 		made = r == 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmdline_keys.h"
+#include "dm_name.h"
 #include "util.h"
 #include "uuid.h"
 
@@ -75,8 +76,8 @@ int cmdline_set_luks_name(struct options *o, const char *value, const char **why
 
 	if (r < 0) {
 		*why = eq ? luks_volume_why(r) : "UUID=NAME expected";
-	} else if (!eq[1] || strchr(eq + 1, '/') || strlen(eq + 1) > 127) {
-		*why = "not a device-mapper name: 1 to 127 characters, no '/'";
+	} else if (!dm_name_valid(eq + 1)) {
+		*why = "not a device-mapper name: " DM_NAME_RULE;
 		r = -EINVAL;
 	} else {
 		r = cmdline_store(o, eq + 1, &v->name);

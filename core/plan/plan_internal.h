@@ -158,6 +158,9 @@ int plan_merge_tmpfs_options(struct planner *p, const char *defaults, const char
 
 /* plan_steps.c: writing steps (and plan_op_name() of plan.h). */
 int plan_copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what);
+/* A device-mapper device made twice would make the second step fail at boot: 0 while no
+ * unlock or verity step made mapper yet, else the plan fails saying so. */
+int plan_check_mapper_free(struct planner *p, const char *mapper);
 int plan_add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
 		  const char *fstype, const struct part *part, struct plan_step **out);
 void PRINTF_LIKE(2, 3) plan_step_reason(struct plan_step *step, const char *fmt, ...);

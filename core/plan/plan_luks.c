@@ -125,19 +125,6 @@ static int set_key(struct planner *p, struct plan_step *step, const struct luks_
 	return r;
 }
 
-/* A name unlocked twice would make the second unlock fail at boot: say so now. */
-static int check_name_free(struct planner *p, const char *mapper)
-{
-	const struct plan *plan = p->plan;
-
-	for (size_t i = 0; i < plan->n_steps; i++)
-		if ((plan->steps[i].op == OP_UNLOCK || plan->steps[i].op == OP_VERITY) &&
-		    streq(plan->steps[i].target, mapper))
-			return plan_fail(p, -EINVAL, "two devices would be %s: give one of them another name "
-					 "with rd.luks.name=", mapper);
-	return 0;
-}
-
 /* Unlocks part as /dev/mapper/NAME (rd.luks.name='s, else default_name) into mapper. */
 static int add_unlock(struct planner *p, const struct part *part, const struct disk *disk,
 		      const char *spec, const char *role, const char *default_name, bool read_only,
@@ -160,7 +147,7 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	else
 		r = plan_discovered_source(p, part, source, sizeof(source));
 	if (r == 0)
-		r = check_name_free(p, mapper);
+		r = plan_check_mapper_free(p, mapper);
 	if (r == 0)
 		r = plan_add_step(p, OP_UNLOCK, source, mapper, "", part, &step);
 	if (r == 0)

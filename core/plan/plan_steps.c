@@ -36,6 +36,18 @@ int plan_copy_field(struct planner *p, char *dst, size_t size, const char *src, 
 	return r;
 }
 
+int plan_check_mapper_free(struct planner *p, const char *mapper)
+{
+	const struct plan *plan = p->plan;
+
+	for (size_t i = 0; i < plan->n_steps; i++)
+		if ((plan->steps[i].op == OP_UNLOCK || plan->steps[i].op == OP_VERITY) &&
+		    streq(plan->steps[i].target, mapper))
+			return plan_fail(p, -EINVAL, "two devices would be %s: give one of them another name "
+					 "with rd.luks.name=", mapper);
+	return 0;
+}
+
 int plan_add_step(struct planner *p, enum plan_op op, const char *source, const char *target,
 		  const char *fstype, const struct part *part, struct plan_step **out)
 {

@@ -207,8 +207,10 @@ static int add_verity_step(struct planner *p, const struct verity_pick *v)
 {
 	char data[PLAN_PATH];
 	struct plan_step *step = NULL;
-	int r = step_spec(p, v->spec ? v->spec->data : NULL, v->data, data, sizeof(data));
+	int r = plan_check_mapper_free(p, v->mapper);
 
+	if (r == 0)
+		r = step_spec(p, v->spec ? v->spec->data : NULL, v->data, data, sizeof(data));
 	if (r == 0)
 		r = plan_add_step(p, OP_VERITY, data, v->mapper, "", v->data, &step);
 	if (r == 0)

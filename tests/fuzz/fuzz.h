@@ -140,6 +140,11 @@ static inline void fuzz_check_plan(int r, const struct plan *plan, const struct 
 			FUZZ_CHECK(s->part->size > 0 && s->part->number >= 1 && s->part->number <= 255 &&
 				   s->part->size <= UINT64_MAX - s->part->start,
 				   "step %zu mounts damaged partition %u", i, s->part->number);
+		/* each device-mapper device is made by one step (issue 26) */
+		for (size_t j = 0; r == 0 && j < i && (s->op == OP_UNLOCK || s->op == OP_VERITY); j++)
+			FUZZ_CHECK((plan->steps[j].op != OP_UNLOCK && plan->steps[j].op != OP_VERITY) ||
+				   strcmp(plan->steps[j].target, s->target) != 0,
+				   "steps %zu and %zu both make %s", j, i, s->target);
 	}
 	if (r != 0) {
 		FUZZ_CHECK(plan->error[0] != '\0', "plan_build failed (%d) without saying why", r);

@@ -271,6 +271,19 @@ static void test_refusals(void **state)
 	r = plan_with(f, "rd.luks.name=" LUKS_VAR "=root");
 	want_error(f, r, -EINVAL, "two devices would be /dev/mapper/root");
 	fx_free(f);
+	/* ... and the same when the verity device comes second: a LUKS root unlocked as "usr",
+	 * then /usr verified as /dev/mapper/usr (issue 26) */
+	f = fx_new();
+	d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	luks_part(f, d, 1, T_ROOT_X86_64, "root", 0, LUKS_ROOT);
+	fx_part(f, d, 2, T_USR_X86_64, "11112222-3333-4444-5555-666677778888",
+		"usr", 0, "erofs");
+	fx_part(f, d, 3, "77ff5f63-e7b6-4633-acf4-1565b864c0e6", "99990000-1111-2222-3333-4444aaaabbbb",
+		"usr-verity", 0, "");
+	r = plan_with(f, "rd.luks.name=" LUKS_ROOT "=usr "
+			 "usrhash=11112222333344445555666677778888999900001111222233334444aaaabbbb");
+	want_error(f, r, -EINVAL, "two devices would be /dev/mapper/usr");
+	fx_free(f);
 	/* dm-verity over LUKS */
 	f = fx_new();
 	d = fx_disk(f, "/dev/vda", "gpt", "", false);
