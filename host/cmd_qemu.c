@@ -67,7 +67,8 @@ static const char usage_text[] =
 	"  --init PATH       the earlymount binary for the guest (default: this one, or\n"
 	"                    ../ARCH/earlymount beside it for another architecture)\n"
 	"  --initrd FILE     boot this initramfs instead of building one\n"
-	"  --accel kvm|tcg   default: kvm when /dev/kvm can make a VM of the kernel's arch\n"
+	"  --accel kvm|tcg   default: kvm when /dev/kvm can make a VM of the kernel's arch,\n"
+	"                    tcg again when that guest says nothing within 5 s\n"
 	"  --memory MIB      the guest's memory (default 512)\n"
 	"  --timeout SEC     stop QEMU after SEC seconds (exit 124)\n"
 	"  -v, --verbose     print the commands run\n"
@@ -412,6 +413,7 @@ int cmd_qemu(int argc, char **argv)
 			       .share_tag = ROOT_TAG, .memory_mib = args.memory_mib,
 			       .timeout_sec = args.timeout_sec, .verbose = args.verbose };
 	vm.kvm = args.accel ? streq(args.accel, "kvm") : qemu_kvm_usable(args.arch);
+	vm.kvm_fallback = !args.accel;
 	if (snprintf(append, sizeof(append), "console=%s panic=-1%s%s%s%s%s",
 		     qemu_console_device(args.arch), args.root ? " root=" : "",
 		     !args.root			    ? ""
@@ -420,9 +422,9 @@ int cmd_qemu(int argc, char **argv)
 		     !args.root ? "" : args.rw ? " rw" : " systemd.volatile=overlay",
 		     args.extra[0] ? " " : "", args.extra) >= (int)sizeof(append))
 		return usage_error("the kernel command line would be too long", NULL);
-	if (args.verbose)
-		fprintf(stderr, "earlymount qemu: %s guest, %s, root %s\n", arch_name(args.arch),
-			vm.kvm ? "KVM" : "TCG (no usable KVM)",
-			args.image ? "discovered on the image" : vm.share_kind);
+	/* which accelerator, always: a TCG boot is many times slower, and people should know why */
+	fprintf(stderr, "earlymount qemu: %s guest, %s, root %s\n", arch_name(args.arch),
+		vm.kvm ? "KVM" : args.accel ? "TCG (--accel tcg)" : "TCG (no /dev/kvm that makes VMs)",
+		args.image ? "discovered on the image" : vm.share_kind);
 	return qemu_run(&vm);
 }

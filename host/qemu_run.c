@@ -26,6 +26,9 @@
 #include "util.h"
 
 #define LINE_MAX_SEEN 1024
+/* A KVM guest's firmware or kernel writes to the serial console well within this; a KVM that
+ * makes VMs but runs none leaves it silent (QEMU spinning, or gone with an error). */
+#define KVM_FIRST_BYTE_SEC 5
 
 /* The machines the harness boots (qemu/boot): aarch64 not on -cpu max under TCG, whose
  * pointer-authentication emulation is slower (docs/qemu.md). */
@@ -240,6 +243,7 @@ struct console_watch {
 	char line[LINE_MAX_SEEN];
 	size_t len;
 	enum qemu_end verdict;
+	size_t bytes; /* of console output */
 };
 
 enum qemu_end qemu_console_line(const char *line)
@@ -264,6 +268,7 @@ static void watch_line(struct console_watch *w)
 
 static void watch_bytes(struct console_watch *w, const char *buf, size_t n)
 {
+	w->bytes += n;
 	for (size_t i = 0; i < n; i++) {
 		if (buf[i] == '\n' || w->len == sizeof(w->line) - 1)
 			watch_line(w);
@@ -280,20 +285,35 @@ static double now_sec(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Copies the console until QEMU closes it, a failure shows, or the time is up. */
+/* The earliest of the time limit and, while the console is silent and a KVM that runs no
+ * guest can still give way to TCG, the first byte's deadline; 0 for none. */
+static double next_deadline(const struct qemu_vm *vm, const struct console_watch *w,
+			    double end, double first_byte)
+{
+	double d = end;
+
+	if (vm->kvm && vm->kvm_fallback && w->bytes == 0 && (d == 0 || first_byte < d))
+		d = first_byte;
+	return d;
+}
+
+/* Copies the console until QEMU closes it, a failure shows, or the time is up: -ETIMEDOUT,
+ * or -ETIME when a KVM guest said nothing within KVM_FIRST_BYTE_SEC (see kvm_fallback). */
 static int follow_console(const struct qemu_vm *vm, int fd, struct console_watch *w)
 {
-	double deadline = vm->timeout_sec > 0 ? now_sec() + vm->timeout_sec : 0;
+	double start = now_sec();
+	double end = vm->timeout_sec > 0 ? start + vm->timeout_sec : 0;
 	char buf[4096];
 	int r = 0;
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
+		double deadline = next_deadline(vm, w, end, start + KVM_FIRST_BYTE_SEC);
 		int wait_ms = deadline > 0 ? (int)((deadline - now_sec()) * 1000) : -1;
 		ssize_t n;
 
 		if (deadline > 0 && wait_ms <= 0) {
-			r = -ETIMEDOUT;
+			r = deadline == end ? -ETIMEDOUT : -ETIME;
 			break;
 		}
 		if (poll(&p, 1, wait_ms) < 0 && errno != EINTR)
@@ -332,6 +352,7 @@ int qemu_run(const struct qemu_vm *vm)
 	pid_t qemu = -1, virtiofsd = -1;
 	int pipe_fd[2] = { -1, -1 };
 	int status = 0, r = EXIT_SYSTEM;
+	bool retry_tcg = false;
 
 	if (!m) {
 		log_err("no QEMU machine for %s kernels (x86-64 and arm64 are known)", arch_name(vm->arch));
@@ -366,6 +387,17 @@ int qemu_run(const struct qemu_vm *vm)
 		goto out;
 	}
 	r = follow_console(vm, pipe_fd[0], &watch);
+	if (vm->kvm && vm->kvm_fallback && watch.bytes == 0 && (r == -ETIME || r == 0)) {
+		stop(qemu);
+		retry_tcg = true;
+		if (r == -ETIME)
+			log_warn("KVM ran no guest here (no console output within %d s): starting "
+				 "again with TCG", KVM_FIRST_BYTE_SEC);
+		else
+			log_warn("KVM ran no guest here (QEMU ended before any console output): "
+				 "starting again with TCG");
+		goto out;
+	}
 	if (r == -ETIMEDOUT || watch.verdict == QEMU_END_FAILED) {
 		kill(qemu, SIGTERM);
 		(void)child_wait(qemu, &status);
@@ -395,6 +427,13 @@ out:
 	if (sock[0]) {
 		unlink(sock);
 		rmdir(sockdir);
+	}
+	if (retry_tcg) {
+		struct qemu_vm tcg = *vm;
+
+		tcg.kvm = false;
+		tcg.kvm_fallback = false;
+		r = qemu_run(&tcg);
 	}
 	return r;
 }

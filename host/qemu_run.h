@@ -26,6 +26,10 @@ struct qemu_vm {
 	const char *share_kind;   /* "virtiofs" or "9p" */
 	const char *share_tag;
 	bool kvm;
+	/* KVM was chosen, not asked for: where it runs no guest (nested virtualization, micro-VM
+	 * hosts make VMs whose vCPUs never run, or QEMU refuses the host's CPU), the VM starts
+	 * again under TCG, with a note */
+	bool kvm_fallback;
 	unsigned memory_mib;
 	int timeout_sec;          /* 0: none */
 	bool verbose;             /* print the commands run */
