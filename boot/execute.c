@@ -1,6 +1,5 @@
 /* The plan executor. Each op is one function; a failure leaves one sentence in ctx->why that
  * names the step, the reason and, where there is one, what to try. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
