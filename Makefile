@@ -17,6 +17,8 @@ TRIPLET_x86_64  := x86_64-linux-gnu
 TRIPLET_aarch64 := aarch64-linux-gnu
 CC_x86_64       := gcc
 CC_aarch64      := aarch64-linux-gnu-gcc
+STRIP_x86_64    := strip
+STRIP_aarch64   := aarch64-linux-gnu-strip
 HOST_ARCH       := $(shell uname -m)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
@@ -72,9 +74,10 @@ kmod_inc   = $(KMOD_ROOT)/$(1)
 zstd_lib   = $(ZSTD_ROOT)/$(1)/lib/libzstd.a
 sys_libs   = $(foreach l,blkid lzma,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
 
-.PHONY: all luks deps size check check-unit check-plan check-qemu demo clean distclean
-all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount $(BUILD)/$(a)/earlymount-init) luks
+.PHONY: all luks lvm deps size check check-unit check-plan check-qemu demo clean distclean
+all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount $(BUILD)/$(a)/earlymount-init) luks lvm
 luks: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount-luks)
+lvm: $(foreach a,$(ARCHES),$(BUILD)/$(a)/lvm)
 
 deps:
 	@sh .ci/deps
@@ -163,6 +166,7 @@ CRYPTSETUP_CONF_x86_64  := --enable-internal-sse-argon2
 CRYPTSETUP_CONF_aarch64 :=
 
 dm_lib     = $(LVM2_ROOT)/$(1)/libdm/ioctl/libdevmapper.a
+lvm_tool   = $(LVM2_ROOT)/$(1)/tools/lvm.static
 cs_lib     = $(CRYPTSETUP_ROOT)/$(1)/.libs/libcryptsetup.a
 luks_libs  = $(call cs_lib,$(1)) $(call dm_lib,$(1)) \
 	$(foreach l,json-c uuid,/usr/lib/$(TRIPLET_$(1))/lib$(l).a) -lm
@@ -197,6 +201,15 @@ $(call dm_lib,$(1)): $(LVM2_ROOT)/src/.fetched
 		--host=$(TRIPLET_$(1)) CC=$(CC_$(1)) $(LVM2_CONF) $(call luks_log,$(LVM2_ROOT)/$(1)/configure)
 	+@$(MAKE) -s -C $(LVM2_ROOT)/$(1)/libdm ioctl/libdevmapper.a $(call luks_log,$(LVM2_ROOT)/$(1)/make)
 
+# lvm2's own tool, static, for images made with --lvm (earlymount runs it to activate volume
+# groups): from the same configured tree, its libraries and then tools/lvm.static. Needs
+# libaio.a (libaio-dev); a tree configured before libaio-dev was there builds libdm alone:
+# remove $(LVM2_ROOT)/<arch>.
+$(call lvm_tool,$(1)): $(call dm_lib,$(1))
+	@echo "lvm2: building the static lvm for $(1)"
+	+@$(MAKE) -s -C $(LVM2_ROOT)/$(1) lib libdaemon $(call luks_log,$(LVM2_ROOT)/$(1)/make-lib)
+	+@$(MAKE) -s -C $(LVM2_ROOT)/$(1)/tools lvm.static $(call luks_log,$(LVM2_ROOT)/$(1)/make-tool)
+
 $(call cs_lib,$(1)): $(CRYPTSETUP_ROOT)/src/.fetched $(LVM2_ROOT)/src/.fetched $(call dm_lib,$(1))
 	@echo "cryptsetup: building static libcryptsetup for $(1)"
 	@rm -rf $(CRYPTSETUP_ROOT)/$(1) && mkdir -p $(CRYPTSETUP_ROOT)/$(1)
@@ -222,6 +235,11 @@ $(BUILD)/$(1)/earlymount: $(call host_objs,$(BUILD)/$(1)) $(call kmod_lib,$(1)) 
 
 $(BUILD)/$(1)/earlymount-init: $(call init_objs,$(BUILD)/$(1)) $(call kmod_lib,$(1)) $(call zstd_lib,$(1))
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
+
+# lvm2's tool, stripped (what images get as /usr/lib/earlymount/lvm).
+$(BUILD)/$(1)/lvm: $(call lvm_tool,$(1))
+	@mkdir -p $$(@D)
+	$(call say,STRIP,$$@) $(STRIP_$(1)) -o $$@ $$<
 
 # The LUKS helper: one source of its own, and none of earlymount's objects.
 $(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c luks/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
@@ -257,6 +275,7 @@ size: all
 		printf '%-8s %8d bytes (static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount); \
 		printf '%-8s %8d bytes (earlymount-init, PID 1 alone, static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount-init); \
 		printf '%-8s %8d bytes (earlymount-luks, static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount-luks); \
+		printf '%-8s %8d bytes (lvm, lvm2 2.03 static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/lvm); \
 	done
 
 # ---- issue 14: real systems (Debian with systemd, busybox init) booted through earlymount ----
@@ -495,7 +514,7 @@ distclean:
 # ---- issue 6 (hooks): install layout, generator hooks, man page ----
 # `make install DESTDIR=… PREFIX=…`: the host binary, the PID-1 binary as the generators' /init
 # (lib/earlymount/init, where `earlymount initramfs` takes it from too), beside it the LUKS helper (where `earlymount initramfs --luks` and the hooks look
-# for it) and the shell functions the hooks share, each generator's hook in its own
+# for it) and lvm2's static lvm (--lvm) and the shell functions the hooks share, each generator's hook in its own
 # directory, the man page and the docs. INSTALL_ARCH picks the binaries (default: the
 # host's; aarch64 for an arm64 package built here).
 PREFIX       ?= /usr
@@ -504,10 +523,12 @@ INSTALL_ARCH ?= $(HOST_ARCH)
 INSTALL_BIN   = $(BUILD)/$(INSTALL_ARCH)/earlymount
 INSTALL_INIT  = $(BUILD)/$(INSTALL_ARCH)/earlymount-init
 INSTALL_LUKS  = $(BUILD)/$(INSTALL_ARCH)/earlymount-luks
+INSTALL_LVM   = $(BUILD)/$(INSTALL_ARCH)/lvm
 INSTALLED = \
 	$(PREFIX)/bin/earlymount \
 	$(PREFIX)/lib/earlymount/init \
 	$(PREFIX)/lib/earlymount/earlymount-luks \
+	$(PREFIX)/lib/earlymount/lvm \
 	$(PREFIX)/lib/earlymount/luks-functions \
 	$(PREFIX)/lib/dracut/modules.d/99earlymount/module-setup.sh \
 	$(PREFIX)/share/initramfs-tools/hooks/earlymount \
@@ -535,10 +556,11 @@ install_hook = install -d $(DESTDIR)$(dir $(3)) && \
 	chmod $(1) $(DESTDIR)$(3)
 
 .PHONY: install uninstall check-hooks check-man
-install: $(INSTALL_BIN) $(INSTALL_INIT) $(INSTALL_LUKS)
+install: $(INSTALL_BIN) $(INSTALL_INIT) $(INSTALL_LUKS) $(INSTALL_LVM)
 	install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/earlymount
 	install -D -m 0755 $(INSTALL_INIT) $(DESTDIR)$(PREFIX)/lib/earlymount/init
 	install -D -m 0755 $(INSTALL_LUKS) $(DESTDIR)$(PREFIX)/lib/earlymount/earlymount-luks
+	install -D -m 0755 $(INSTALL_LVM) $(DESTDIR)$(PREFIX)/lib/earlymount/lvm
 	install -D -m 0644 hooks/luks-functions $(DESTDIR)$(PREFIX)/lib/earlymount/luks-functions
 	$(call install_hook,0755,hooks/dracut/99earlymount/module-setup.sh,$(PREFIX)/lib/dracut/modules.d/99earlymount/module-setup.sh)
 	$(call install_hook,0755,hooks/initramfs-tools/hooks/earlymount,$(PREFIX)/share/initramfs-tools/hooks/earlymount)

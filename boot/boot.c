@@ -132,6 +132,9 @@ static int stage_modules(struct boot *b)
 	r = devices_open(&b->devices, &b->modules, &filter);
 	if (r < 0)
 		return boot_fail(b, r, "unable to listen to kernel uevents: %s", strerror(-r));
+	/* the storage stacks assemble as their members appear */
+	b->lvm = (struct lvm_boot){ .opts = &b->opts, .modules = &b->modules };
+	devices_on_probed(&b->devices, lvm_probed, &b->lvm);
 	/* Drivers load side by side until the plan is made: the disk's need not wait behind
 	 * a controller's that probes empty ports. Those of devices that hold no disk wait for
 	 * the plan: with one CPU they would slow the disks' (see modalias.c). */

@@ -8,6 +8,7 @@
 #include "cmdline.h"
 #include "devices.h"
 #include "fallback.h"
+#include "lvm_activate.h"
 #include "modules.h"
 #include "plan.h"
 #include "systemd_handoff.h"
@@ -22,6 +23,7 @@ struct boot {
 	struct options opts;
 	struct modules modules;
 	struct devices devices;
+	struct lvm_boot lvm;
 	struct machine machine;
 	struct plan plan;
 	int plan_result;

@@ -123,6 +123,29 @@ static int disk_compare(const void *a, const void *b)
 	return strverscmp(da->path, db->path);
 }
 
+/* A whole device-mapper device gets its name, and whether LVM2 made it, from sysfs. */
+static void read_dm_names(const char *name, struct disk *disk)
+{
+	char path[PATH_MAX], uuid[160];
+	struct part *whole = disk->n_parts == 1 && disk->parts[0].number == PART_WHOLE_DEVICE
+				     ? &disk->parts[0]
+				     : NULL;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dm/name", name);
+	if (!whole || !sysfs_read_line_at(AT_FDCWD, path, whole->dm_name, sizeof(whole->dm_name)))
+		return;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dm/uuid", name);
+	whole->lvm = sysfs_read_line_at(AT_FDCWD, path, uuid, sizeof(uuid)) && startswith(uuid, "LVM-");
+}
+
+/* What a probe recognised, for the storage stacks to assemble from (see devices_on_probed). */
+static void announce_probed(struct devices *d, const struct disk *disk)
+{
+	for (size_t i = 0; i < disk->n_parts && d->probed; i++)
+		if (disk->parts[i].devpath[0] && disk->parts[i].fstype[0])
+			d->probed(&disk->parts[i], d->probed_data);
+}
+
 /* Probes the whole disk /dev/name and stores it, replacing what was known about it. */
 static int probe_whole_disk(struct devices *d, const char *name)
 {
@@ -155,6 +178,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 	snprintf(path, sizeof(path), "/sys/block/%s/removable", name);
 	disk->removable = sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) && streq(value, "1");
 	drop_partitions_without_node(disk);
+	read_dm_names(name, disk);
 	slot = find_disk(d, node);
 	if (slot) {
 		disk_release(slot);
@@ -173,6 +197,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 	slot = find_disk(d, node);
 	log_debug("probed %s: %s, %zu partitions", node, slot->pttype[0] ? slot->pttype : "no partition table",
 		  slot->n_parts);
+	announce_probed(d, slot);
 	r = 1;
 out:
 	disk_set_free(&probed);
@@ -248,6 +273,8 @@ static void forget_disk(struct devices *d, const char *name)
 }
 
 #define BATCH_MAX_DISKS 64
+/* Stacks on stacks (LVM on md on LUKS) are a few levels deep, not more. */
+#define DRAIN_ROUNDS_MAX 8
 
 struct batch {
 	bool disks_changed;
@@ -293,7 +320,7 @@ out:
 }
 
 /* Handles every queued uevent without blocking. */
-static void drain_uevents(struct devices *d, struct batch *b)
+static void drain_uevents_once(struct devices *d, struct batch *b)
 {
 	char buf[UEVENT_MSG_MAX];
 	struct uevent ev;
@@ -328,6 +355,23 @@ static void drain_uevents(struct devices *d, struct batch *b)
 	for (size_t i = 0; i < b->n_pending && !b->pending_overflow; i++)
 		if (probe_whole_disk(d, b->pending[i]) > 0)
 			b->disks_changed = true;
+}
+
+/* A stack that assembled devices from what was probed queued their events before it
+ * returned: read them too, so that the wait sees the new devices at once. */
+static void drain_uevents(struct devices *d, struct batch *b)
+{
+	struct batch more;
+	unsigned rounds = 0;
+
+	drain_uevents_once(d, b);
+	while (d->probed && b->disks_changed && rounds++ < DRAIN_ROUNDS_MAX) {
+		memset(&more, 0, sizeof(more));
+		drain_uevents_once(d, &more);
+		if (!more.disks_changed && !more.virtio_bound)
+			break;
+		b->virtio_bound = b->virtio_bound || more.virtio_bound;
+	}
 }
 
 void devices_load_modules(struct devices *d)
@@ -458,6 +502,15 @@ int devices_wait(struct devices *d, int timeout_ms,
 	}
 out:
 	return r;
+}
+
+void devices_on_probed(struct devices *d, devices_probed_fn *fn, void *data)
+{
+	d->probed = fn;
+	d->probed_data = data;
+	/* what was probed before anyone listened: built-in drivers' disks */
+	for (size_t i = 0; i < d->disks.n; i++)
+		announce_probed(d, &d->disks.disks[i]);
 }
 
 void devices_close(struct devices *d)

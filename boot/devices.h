@@ -8,6 +8,9 @@
 #include "modules.h"
 #include "probe.h"
 
+/* Told of each partition (or whole device) a probe recognised something on. */
+typedef void devices_probed_fn(const struct part *part, void *data);
+
 struct devices {
 	int uevent_fd;            /* NETLINK_KOBJECT_UEVENT, opened before coldplug */
 	struct modules *modules;
@@ -19,6 +22,8 @@ struct devices {
 	double first_probe_sec;
 	double settled_sec;       /* when the module loads last settled; 0: not yet */
 	char unsettled[256];      /* what keeps the devices from settling besides module loads */
+	devices_probed_fn *probed;
+	void *probed_data;
 };
 
 /* Opens the uevent socket and probes the disks already there. Call before any module is
@@ -41,4 +46,8 @@ int devices_wait(struct devices *d, int timeout_ms,
 void devices_load_modules(struct devices *d);
 /* Logs what was seen: block devices, their partition types, modaliases with no module. */
 void devices_report(const struct devices *d);
+/* fn is called for what each later probe recognises: the storage stacks assemble their
+ * devices from it (an LVM physical volume's volume group activated), and the uevents of what
+ * they make are read before the wait asks again. */
+void devices_on_probed(struct devices *d, devices_probed_fn *fn, void *data);
 void devices_close(struct devices *d);

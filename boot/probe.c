@@ -165,6 +165,32 @@ out:
 	return r;
 }
 
+/* A device without a partition table: one part, PART_WHOLE_DEVICE, when its whole holds
+ * something libblkid recognises. */
+static int add_whole_device(int fd, bool is_blockdev, struct disk *disk, uint64_t disk_size,
+			    const struct probe_filter *filter)
+{
+	struct part whole = { .number = PART_WHOLE_DEVICE, .size = disk_size };
+	struct part *part;
+	int r = 0;
+
+	if (disk_size == 0 || (filter && !filter->want_filesystem(&whole, filter->data)))
+		goto out;
+	probe_filesystem(fd, disk->path, &whole);
+	if (!whole.fstype[0])
+		goto out;
+	if (is_blockdev && COPY_STR(whole.devpath, disk->path) < 0)
+		goto out;
+	part = disk_add_part(disk);
+	if (!part) {
+		r = -ENOMEM;
+		goto out;
+	}
+	*part = whole;
+out:
+	return r;
+}
+
 static int probe_partitions(int fd, bool is_blockdev, struct disk *disk,
 			    const struct probe_filter *filter)
 {
@@ -188,11 +214,14 @@ static int probe_partitions(int fd, bool is_blockdev, struct disk *disk,
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
 
-	/* No list or no table: a disk without a partition table, which is for the planner to judge. */
+	/* No list or no table: a disk without a partition table, whose whole may hold a
+	 * filesystem (a logical volume, an md array) or a stack's member. */
 	list = blkid_probe_get_partitions(pr);
 	table = list ? blkid_partlist_get_table(list) : NULL;
-	if (!table)
+	if (!table) {
+		r = add_whole_device(fd, is_blockdev, disk, disk_size, filter);
 		goto out;
+	}
 	/* Types longer than pttype ("unixware") are cut; the planner accepts only "gpt". */
 	(void)COPY_STR(disk->pttype, blkid_parttable_get_type(table) ?: "");
 	copy_lower(disk->ptuuid, sizeof(disk->ptuuid), blkid_parttable_get_id(table));

@@ -26,6 +26,8 @@ enum list_id {
 	LIST_MODULES,
 	LIST_BLACKLIST,
 	LIST_TMPFS,
+	LIST_LVM_VGS,
+	LIST_LVM_LVS,
 };
 
 /* One table for the parser and for cmdline_known_keys[]. */
@@ -61,6 +63,9 @@ enum list_id {
 	KEY("luks.options",                FORM_VALUE,    cmdline_set_luks_options,        LIST_NONE)      \
 	KEY("rd.luks.key",                 FORM_VALUE,    cmdline_set_luks_key,            LIST_NONE)      \
 	KEY("luks.key",                    FORM_VALUE,    cmdline_set_luks_key,            LIST_NONE)      \
+	KEY("rd.lvm",                      FORM_OPTIONAL, cmdline_set_lvm,                 LIST_NONE)      \
+	KEY("rd.lvm.vg",                   FORM_LIST,     NULL,                            LIST_LVM_VGS)   \
+	KEY("rd.lvm.lv",                   FORM_LIST,     NULL,                            LIST_LVM_LVS)   \
 	KEY("fsck.mode",                   FORM_VALUE,    cmdline_set_fsck_mode,           LIST_NONE)      \
 	KEY("rd.fsck.mode",                FORM_VALUE,    cmdline_set_fsck_mode,           LIST_NONE)      \
 	KEY("fsck.repair",                 FORM_VALUE,    cmdline_set_fsck_repair,         LIST_NONE)      \
@@ -137,6 +142,7 @@ void options_init(struct options *opts)
 	opts->gpt_auto = true;
 	opts->verity = true;
 	opts->luks.enabled = true;
+	opts->lvm.enabled = true;
 	opts->fallback = true;
 	opts->volatile_mode = VOLATILE_NO;
 	opts->timeout_sec = -1;
@@ -227,6 +233,10 @@ static const char **list_field(struct options *o, enum list_id list)
 		return &o->modprobe_blacklist;
 	case LIST_TMPFS:
 		return &o->tmpfs_flags;
+	case LIST_LVM_VGS:
+		return &o->lvm.vgs;
+	case LIST_LVM_LVS:
+		return &o->lvm.lvs;
 	case LIST_NONE:
 		break;
 	}
@@ -334,7 +344,7 @@ static void append_list_param(struct parser *p, const char *key, const char *val
 static void join_lists(struct parser *p, const char *line)
 {
 	static const enum list_id lists[] = { LIST_ROOTFLAGS, LIST_USRFLAGS, LIST_MODULES, LIST_BLACKLIST,
-					      LIST_TMPFS };
+					      LIST_TMPFS, LIST_LVM_VGS, LIST_LVM_LVS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
 		p->list = lists[i];

@@ -93,6 +93,14 @@ struct luks_cmdline {
 	size_t n_volumes;
 };
 
+/* rd.lvm=, rd.lvm.vg=, rd.lvm.lv= (dracut's keys). */
+struct lvm_cmdline {
+	bool enabled;            /* rd.lvm=, default true: volume groups are activated as their
+				  * physical volumes appear */
+	const char *vgs;         /* rd.lvm.vg= joined with commas; with lvs NULL: every VG */
+	const char *lvs;         /* rd.lvm.lv=VG/LV joined with commas */
+};
+
 /* Every string points into storage owned by the struct; NULL when the key was absent. */
 struct options {
 	enum root_kind root_kind;
@@ -114,6 +122,7 @@ struct options {
 	struct verity_spec verity_root;
 	struct verity_spec verity_usr;
 	struct luks_cmdline luks;
+	struct lvm_cmdline lvm;
 	enum volatile_mode volatile_mode;
 	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
 	enum fsck_mode fsck_mode;     /* fsck.mode= / rd.fsck.mode= (the later wins) */

@@ -27,6 +27,9 @@ key_handler cmdline_set_verity, cmdline_set_roothash, cmdline_set_usrhash,
 key_handler cmdline_set_luks, cmdline_set_luks_uuid, cmdline_set_luks_name, cmdline_set_luks_options,
 	cmdline_set_luks_key;
 
+/* cmdline_stacks.c: rd.lvm= (rd.lvm.vg= and rd.lvm.lv= are lists). */
+key_handler cmdline_set_lvm;
+
 /* cmdline_fsck.c: fsck.mode= and fsck.repair=. */
 key_handler cmdline_set_fsck_mode, cmdline_set_fsck_repair;
 

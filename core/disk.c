@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "disk.h"
+#include "lvm_names.h"
 #include "util.h"
 
 struct disk *disk_set_add(struct disk_set *set)
@@ -56,6 +57,18 @@ const struct part *disk_find_overlap(const struct disk *disk, const struct part 
 	return found;
 }
 
+/* /dev/VG/LV, the link lvm2 makes for a logical volume. */
+static bool lvm_path_matches(const struct part *p, const char *spec)
+{
+	char vg[LVM_NAME_MAX], lv[LVM_NAME_MAX];
+	const char *rest = startswith(spec, "/dev/");
+	const char *slash = rest ? strchr(rest, '/') : NULL;
+
+	return p->lvm && slash && lvm_split_dm_name(p->dm_name, vg, sizeof(vg), lv, sizeof(lv)) &&
+	       strlen(vg) == (size_t)(slash - rest) && strncmp(vg, rest, strlen(vg)) == 0 &&
+	       streq(lv, slash + 1);
+}
+
 static bool part_matches(const struct part *p, const char *spec)
 {
 	const char *v;
@@ -68,7 +81,9 @@ static bool part_matches(const struct part *p, const char *spec)
 		return p->fsuuid[0] && strcasecmp(p->fsuuid, v) == 0;
 	if ((v = startswith(spec, "LABEL=")))
 		return p->fslabel[0] && streq(p->fslabel, v);
-	return p->devpath[0] && streq(p->devpath, spec);
+	if ((v = startswith(spec, "/dev/mapper/")) && p->dm_name[0])
+		return streq(p->dm_name, v);
+	return (p->devpath[0] && streq(p->devpath, spec)) || lvm_path_matches(p, spec);
 }
 
 int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,

@@ -10,8 +10,13 @@
 #include "uuid.h"
 #include "verity.h"
 
+/* A whole device holding a filesystem (or a storage stack's member) without a partition
+ * table is one part numbered 0, covering all of it: a logical volume, an md array, a disk
+ * formatted whole. */
+#define PART_WHOLE_DEVICE 0
+
 struct part {
-	unsigned number;           /* 1-based partition number */
+	unsigned number;           /* 1-based partition number; PART_WHOLE_DEVICE */
 	char type[UUID_STR_LEN];   /* GPT type UUID in lower case; MBR: "0x83" style */
 	char partuuid[UUID_STR_LEN]; /* lower case; MBR: "xxxxxxxx-NN" */
 	char label[256];           /* GPT partition name (UTF-8) */
@@ -22,6 +27,10 @@ struct part {
 	char fsuuid[64];
 	char fslabel[256];
 	char devpath[64];          /* "/dev/vda2" at boot; "" for partitions of image files */
+	/* A whole device-mapper device's name, /dev/mapper/NAME ("" for others); lvm when its
+	 * dm UUID says LVM2 made it, and /dev/VG/LV names it too. */
+	char dm_name[128];
+	bool lvm;
 	/* A verity signature partition's root hash (its JSON's rootHash); "" when it is none, or
 	 * when its JSON is unusable, and then verity_sig_error says why. */
 	char verity_sig_hash[VERITY_HASH_HEX_MAX + 1];
@@ -49,6 +58,12 @@ struct disk *disk_set_add(struct disk_set *set);
 struct part *disk_add_part(struct disk *disk);
 void disk_set_free(struct disk_set *set);
 
+/* Whether part is the whole of a device without a partition table, not an entry of one. */
+static inline bool part_is_whole_device(const struct disk *disk, const struct part *part)
+{
+	return part->number == PART_WHOLE_DEVICE && !disk->pttype[0];
+}
+
 /* The end of part's byte range, start + size, saturated at UINT64_MAX: a hostile table may
  * claim any values, and a sum that wrapped around would make a huge range look small. */
 uint64_t part_end(const struct part *part);
@@ -56,8 +71,8 @@ uint64_t part_end(const struct part *part);
  * NULL. An empty range shares none. */
 const struct part *disk_find_overlap(const struct disk *disk, const struct part *part);
 
-/* Finds the partition a device spec names — a /dev path, PARTUUID=, PARTLABEL=, UUID=,
- * LABEL= — and its disk (either out pointer may be NULL). UUIDs compare case-insensitively.
+/* Finds the partition a device spec names — a /dev path (/dev/mapper/NAME and /dev/VG/LV for
+ * a device-mapper device and a logical volume), PARTUUID=, PARTLABEL=, UUID=, LABEL= — and its disk (either out pointer may be NULL). UUIDs compare case-insensitively.
  * 0; -ENOENT when none matches; -ENOTUNIQ when several do (never pick one silently). */
 int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
 		  const struct disk **disk);

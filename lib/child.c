@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,9 @@ static void __attribute__((noreturn)) child_exec(const struct child_spec *spec)
 	const int want[3] = { spec->in, spec->out, spec->err };
 
 	signal(SIGINT, SIG_DFL);
+	for (const char *const *e = spec->env; e && *e; e++)
+		if (putenv((char *)*e) < 0)
+			_exit(spec->exec_failed);
 	for (int fd = 0; fd < 3; fd++)
 		if (want[fd] >= 0 && dup2(want[fd], fd) < 0)
 			_exit(spec->exec_failed);

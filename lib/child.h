@@ -7,6 +7,8 @@ struct child_spec {
 	const char *const *argv; /* argv[0] is the program's path, or a name looked up in $PATH */
 	int in, out, err;        /* what the child gets as fd 0, 1 and 2; -1 keeps the parent's */
 	int exec_failed;         /* the child's exit code when the program cannot be run */
+	const char *const *env;  /* NAME=VALUE strings set in the child alone, NULL-terminated;
+				  * NULL: none */
 };
 
 /* Forks and runs spec's program: 0 with *pid, or -errno when no child could be made. When

@@ -9,3 +9,5 @@
 #define CONSOLE_ACTIVE "/sys/class/tty/console/active"
 /* There when the machine booted through UEFI. */
 #define EFI_FIRMWARE_DIR "/sys/firmware/efi"
+/* lvm2's tool in an image made with --lvm: static, built from Debian's lvm2 source. */
+#define EARLYMOUNT_LVM "/usr/lib/earlymount/lvm"

@@ -215,8 +215,13 @@ static int check_disk_is_gpt(struct planner *p, const char *why_chosen)
 			      disk->pttype[0] ? "a " : "no", disk->pttype, key, key);
 		goto out;
 	}
-	plan_note(p, "nothing discovered: %s has %s%s partition table, not GPT", disk->path,
-		  disk->pttype[0] ? "a " : "no", disk->pttype);
+	if (disk->n_parts == 1 && part_is_whole_device(disk, &disk->parts[0]))
+		plan_note(p, "nothing discovered: %s%s%s is a whole device (a logical volume, an "
+			  "array), with no partitions beside it", disk->path,
+			  disk->parts[0].dm_name[0] ? " /dev/mapper/" : "", disk->parts[0].dm_name);
+	else
+		plan_note(p, "nothing discovered: %s has %s%s partition table, not GPT", disk->path,
+			  disk->pttype[0] ? "a " : "no", disk->pttype);
 	p->disk = NULL;
 out:
 	return r;

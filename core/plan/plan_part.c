@@ -156,7 +156,8 @@ bool plan_part_damage(const struct disk *disk, const struct part *part, char why
 		plan_text_add(&t, "partition %u of %s claims %" PRIu64 " bytes from byte %" PRIu64 ", past "
 			      "the end of any disk; repair the partition table", part->number, disk->path,
 			      part->size, part->start);
-	else if (part->number == 0 || part->number > KERNEL_MAX_PART_NUMBER)
+	else if ((part->number == 0 && !part_is_whole_device(disk, part)) ||
+		 part->number > KERNEL_MAX_PART_NUMBER)
 		plan_text_add(&t, "partition %u of %s is numbered outside 1-%d, so the kernel makes no "
 			      "device for it; move it to a lower entry of the table", part->number,
 			      disk->path, KERNEL_MAX_PART_NUMBER);

@@ -16,6 +16,7 @@
 #include "initramfs.h"
 #include "log.h"
 #include "luks_helper.h"
+#include "paths.h"
 #include "util.h"
 
 static void name_list_print(const struct name_list *list, FILE *out)
@@ -84,6 +85,11 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		printf("LUKS helper: %s (%s, %s) as %s; its modules: %zu in the image, %zu built in, %zu not in this kernel\n",
 		       b->luks_helper_found, arch_name(b->arch), size, LUKS_HELPER_PATH, b->n_luks_modules,
 		       b->n_luks_builtin, b->n_luks_absent);
+	}
+	if (b->lvm) {
+		format_size(b->lvm_tool_size, size, sizeof(size));
+		printf("lvm: %s (%s, %s) as %s, with dm_mod\n", b->lvm_tool_found, arch_name(b->arch),
+		       size, EARLYMOUNT_LVM);
 	}
 	print_checkers(b);
 	if (b->adds.n)
@@ -165,30 +171,34 @@ out:
 	return r;
 }
 
-/* --luks-helper, or the helper beside the /init binary: the build directory of that
- * architecture, or the directory earlymount is installed in. An installed earlymount runs as
- * PREFIX/bin/earlymount, its helper is PREFIX/lib/earlymount/earlymount-luks (beside
- * PREFIX/lib/earlymount/init): when a binary in a directory named bin has no helper beside
- * it, that one is taken. What is taken is checked as /init is (a missing one is named then). */
-static int find_luks_helper(struct builder *b, const char *init)
+/* A program the image runs besides /init (the LUKS helper, lvm): given (--luks-helper,
+ * --lvm-tool), or the one named as in the image (image_path's last component) beside the
+ * /init binary: the build directory of that architecture, or the directory earlymount is
+ * installed in. An installed earlymount runs as PREFIX/bin/earlymount, its programs are in
+ * PREFIX/lib/earlymount/ (beside PREFIX/lib/earlymount/init): when a binary in a directory
+ * named bin has none beside it, that one is taken. What is taken is checked as /init is (a
+ * missing one is named then). */
+static int find_image_program(const char *given, const char *image_path, const char *init,
+			      char *found, size_t size)
 {
-	const char *name = strrchr(LUKS_HELPER_PATH, '/') + 1;
+	const char *name = strrchr(image_path, '/') + 1;
 	int r;
 
-	if (b->luks_helper)
-		r = COPY_STR(b->luks_helper_found, b->luks_helper);
+	if (given)
+		r = copy_str(found, size, given);
 	else
-		r = find_beside(init, name, name, b->luks_helper_found, sizeof(b->luks_helper_found));
+		r = find_beside(init, name, name, found, size);
 	if (r == -ENOENT)
 		r = 0;
 	if (r < 0)
-		log_err("unable to find the LUKS helper beside %s: %s", init, strerror(-r));
+		log_err("unable to find %s beside %s: %s", name, init, strerror(-r));
 	return r;
 }
 
 /* The module directory opened and the modules chosen: 0 or an exit code. A --module the
  * kernel lacks, modules of another architecture, a host-only image for a host that has no
- * disk under / or needs --luks, a mount table without /: the command line's fault. */
+ * disk under / or needs --luks or --lvm, a mount table without /: the command line's fault;
+ * a host on a stack no image can boot (md RAID, multipath, …): refused. */
 static int open_and_choose(struct builder *b)
 {
 	int r = initramfs_open_kmod(b);
@@ -200,7 +210,10 @@ static int open_and_choose(struct builder *b)
 	r = b->host_only ? initramfs_choose_host_modules(b) : initramfs_choose_default_modules(b);
 	if (r >= 0)
 		r = initramfs_choose_asked_modules(b);
-	if (r < 0)
+	/* a host whose stack no image of earlymount's can boot: the answer is no */
+	if (r == -EOPNOTSUPP)
+		r = EXIT_REFUSED;
+	else if (r < 0)
 		r = r == -ENOENT || r == -ENOEXEC || r == -ENOTBLK || r == -EINVAL || r == -ENODATA ?
 			EXIT_USAGE : EXIT_SYSTEM;
 out:
@@ -237,9 +250,15 @@ static int build(struct builder *b)
 	if (r == 0)
 		r = initramfs_check_init(b, init);
 	if (r == 0 && b->luks)
-		r = find_luks_helper(b, init);
+		r = find_image_program(b->luks_helper, LUKS_HELPER_PATH, init, b->luks_helper_found,
+				       sizeof(b->luks_helper_found));
 	if (r == 0 && b->luks)
 		r = initramfs_check_luks_helper(b, b->luks_helper_found);
+	if (r == 0 && b->lvm)
+		r = find_image_program(b->lvm_tool, EARLYMOUNT_LVM, init, b->lvm_tool_found,
+				       sizeof(b->lvm_tool_found));
+	if (r == 0 && b->lvm)
+		r = initramfs_check_lvm_tool(b, b->lvm_tool_found);
 	if (r < 0) {
 		r = r == -ENOEXEC ? EXIT_USAGE : EXIT_SYSTEM;
 		goto out;

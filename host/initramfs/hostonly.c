@@ -25,11 +25,16 @@ static const struct fs_extra {
 /* dm/uuid prefixes of the targets that need a module (cryptsetup's and earlymount's own) */
 static const struct dm_kind {
 	const char *uuid_prefix;
-	const char *module;
+	const char *module;  /* NULL: a stack earlymount does not assemble */
+	const char *what;    /* for messages */
 } dm_kinds[] = {
-	{ "CRYPT-VERITY-", "dm_verity" },
-	{ "CRYPT-LUKS", "dm_crypt" },
-	{ "CRYPT-PLAIN-", "dm_crypt" },
+	{ "CRYPT-VERITY-", "dm_verity", "dm-verity" },
+	{ "CRYPT-LUKS", "dm_crypt", "LUKS" },
+	{ "CRYPT-PLAIN-", "dm_crypt", "plain dm-crypt" },
+	{ "LVM-", "dm_mod", "LVM" },
+	{ "mpath-", NULL, "multipath (dm-multipath)" },
+	{ "CRYPT-INTEGRITY-", NULL, "dm-integrity" },
+	{ "part", NULL, "kpartx partitions" },
 };
 
 static int add_name(struct hostonly_choice *c, const char *name)
@@ -50,29 +55,62 @@ out:
 	return r;
 }
 
-static int add_dm(const struct hostonly_device *d, struct hostonly_choice *c)
+static const char *device_name(const struct hostonly_device *d)
 {
+	return strrchr(d->path, '/') ? strrchr(d->path, '/') + 1 : d->path;
+}
+
+static int unsupported(const struct hostonly_mount *m, const struct hostonly_device *d,
+		       const char *what, struct hostonly_choice *c)
+{
+	if (!c->unsupported[0])
+		snprintf(c->unsupported, sizeof(c->unsupported), "%s is on %s (%s)", m->where, what,
+			 device_name(d));
+	return -EOPNOTSUPP;
+}
+
+static int add_dm(const struct hostonly_mount *m, const struct hostonly_device *d,
+		  struct hostonly_choice *c)
+{
+	const struct dm_kind *kind = NULL;
 	int r = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(dm_kinds) && r == 0; i++) {
-		if (!startswith(d->dm_uuid, dm_kinds[i].uuid_prefix))
-			continue;
-		r = add_name(c, dm_kinds[i].module);
-		if (streq(dm_kinds[i].module, "dm_crypt"))
-			c->luks = true;
-		else
-			c->verity = true;
+	for (size_t i = 0; i < ARRAY_SIZE(dm_kinds) && !kind; i++)
+		if (startswith(d->dm_uuid, dm_kinds[i].uuid_prefix))
+			kind = &dm_kinds[i];
+	if (!kind) {
+		r = unsupported(m, d, "a device-mapper device earlymount does not know", c);
+		goto out;
 	}
+	if (!kind->module) {
+		r = unsupported(m, d, kind->what, c);
+		goto out;
+	}
+	r = add_name(c, kind->module);
+	if (streq(kind->module, "dm_crypt"))
+		c->luks = true;
+	else if (streq(kind->module, "dm_verity"))
+		c->verity = true;
+	else
+		c->lvm = true;
+out:
 	return r;
 }
 
 /* An unbound device is not needed for the disk to work on this host: only bound ones count. */
-static int add_device(const struct hostonly_device *d, struct hostonly_choice *c)
+static int add_device(const struct hostonly_mount *m, const struct hostonly_device *d,
+		      struct hostonly_choice *c)
 {
 	int r = 0;
 
-	if (d->dm_uuid[0])
-		r = add_dm(d, c);
+	if (d->md_level[0]) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "md RAID, %s", d->md_level);
+		r = unsupported(m, d, what, c);
+	} else if (d->dm_uuid[0]) {
+		r = add_dm(m, d, c);
+	}
 	if (r == 0 && d->module[0])
 		r = add_name(c, d->module);
 	if (r == 0 && d->driver[0] && d->modalias[0])
@@ -89,8 +127,13 @@ int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choi
 		r = -ENOTBLK;
 		goto out;
 	}
+	if (m->btrfs_devices > 1) {
+		snprintf(choice->unsupported, sizeof(choice->unsupported),
+			 "%s is btrfs over %u devices (%.200s)", m->where, m->btrfs_devices, m->source);
+		r = -EOPNOTSUPP;
+	}
 	for (size_t i = 0; i < m->n_devices && r == 0; i++)
-		r = add_device(&m->devices[i], choice);
+		r = add_device(m, &m->devices[i], choice);
 	snprintf(alias, sizeof(alias), "fs-%s", m->fstype);
 	if (r == 0)
 		r = add_name(choice, alias);

@@ -17,6 +17,7 @@ struct hostonly_device {
 	char module[HOSTONLY_NAME_MAX];   /* the name driver/module links to; "" when built in */
 	char modalias[HOSTONLY_NAME_MAX];
 	char dm_uuid[HOSTONLY_NAME_MAX];  /* a device-mapper device's dm/uuid */
+	char md_level[32];                /* an md array's md/level ("raid1"), "" for others */
 };
 
 /* One of the host's mount points that the image must reach. */
@@ -25,6 +26,7 @@ struct hostonly_mount {
 	char fstype[64];
 	char source[HOSTONLY_NAME_MAX];
 	bool block;         /* mounted from a block device (major != 0) */
+	unsigned btrfs_devices; /* btrfs: the devices of the filesystem (sysfs/fs/btrfs) */
 	struct hostonly_device devices[HOSTONLY_MAX_DEVICES];
 	size_t n_devices;
 };
@@ -36,11 +38,16 @@ struct hostonly_choice {
 	size_t n;
 	bool luks;   /* a dm-crypt device is in a chain: the image needs the LUKS helper */
 	bool verity; /* a dm-verity device is in a chain */
+	bool lvm;    /* an LVM2 logical volume is in a chain: the image needs lvm */
+	/* what earlymount cannot assemble, in words ("/ is on md RAID (md0, raid1)"); "" when
+	 * every device in the chains is one it can */
+	char unsupported[2 * HOSTONLY_NAME_MAX];
 };
 
 /* Adds what mount m needs to choice (names already there are not added twice).
  * 0; -ENOTBLK when m is not on a block device (there are no drivers to pick);
- * -ENOBUFS when the choice is full. */
+ * -EOPNOTSUPP when a device of its chain is one earlymount cannot assemble (choice->unsupported
+ * says which); -ENOBUFS when the choice is full. */
 int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choice);
 
 /* Adds what a host booted through UEFI needs: efivarfs, where the boot loader's

@@ -41,6 +41,8 @@ struct builder {
 	uint32_t mtime;
 	bool luks;               /* --luks: the LUKS helper and its modules */
 	const char *luks_helper; /* --luks-helper, or NULL: the one beside /init */
+	bool lvm;                /* --lvm: lvm2's tool and device-mapper's module */
+	const char *lvm_tool;    /* --lvm-tool, or NULL: the one beside /init */
 	bool no_fsck;            /* --no-fsck: no filesystem checkers */
 	const char *fsck_root;   /* --fsck-root: where the checkers come from, NULL: / */
 	bool host_only;          /* --host-only: the modules of this host's / and /usr */
@@ -58,6 +60,8 @@ struct builder {
 	uint64_t init_size;
 	char luks_helper_found[PATH_MAX]; /* the helper put in the image */
 	uint64_t luks_helper_size;
+	char lvm_tool_found[PATH_MAX];    /* the lvm put in the image */
+	uint64_t lvm_tool_size;
 	/* LUKS_MODULES: in the image, built into the kernel, neither */
 	size_t n_luks_modules, n_luks_builtin, n_luks_absent;
 	struct name_list fsck_programs; /* the checkers added */
@@ -77,6 +81,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv);
 int elf_file_arch(const char *path, enum arch *arch);
 int initramfs_check_init(struct builder *b, const char *init);
 int initramfs_check_luks_helper(struct builder *b, const char *path);
+int initramfs_check_lvm_tool(struct builder *b, const char *path);
 /* The program interpreter ("" for a static file) and the DT_NEEDED names of an ELF file,
  * added to needed. 0, or -ENOEXEC for a file that is not ELF or is malformed. */
 int elf_dependencies(const char *path, char *interp, size_t interp_size, struct name_list *needed);

@@ -13,6 +13,7 @@
 #include "initramfs.h"
 #include "log.h"
 #include "luks_helper.h"
+#include "paths.h"
 #include "util.h"
 
 /* The image's fixed skeleton. /dev/console must exist before devtmpfs is mounted: the kernel
@@ -100,6 +101,8 @@ int initramfs_add_skeleton(struct builder *b, const char *init)
 		r = cpio_add_file(&b->cpio, "init", 0755, init);
 	if (r == 0 && b->luks)
 		r = cpio_add_file(&b->cpio, LUKS_HELPER_PATH, 0755, b->luks_helper_found);
+	if (r == 0 && b->lvm)
+		r = cpio_add_file(&b->cpio, EARLYMOUNT_LVM, 0755, b->lvm_tool_found);
 	return r;
 }
 

@@ -9,6 +9,7 @@
 #include "initramfs.h"
 #include "log.h"
 #include "luks_helper.h"
+#include "paths.h"
 #include "util.h"
 
 static void usage(FILE *out)
@@ -43,6 +44,11 @@ static void usage(FILE *out)
 		"                      " LUKS_HELPER_PATH ", and the kernel\n"
 		"                      modules it needs (those the kernel has)\n"
 		"  --luks-helper PATH  the earlymount-luks binary to add (implies --luks)\n"
+		"  --lvm               add lvm2's tool (the static lvm beside the /init binary, or\n"
+		"                      PREFIX/lib/earlymount/lvm) as " EARLYMOUNT_LVM ", and\n"
+		"                      device-mapper's module: volume groups are then activated\n"
+		"                      as their physical volumes appear\n"
+		"  --lvm-tool PATH     the static lvm binary to add (implies --lvm)\n"
 		"  --no-fsck           leave out the filesystem checkers (e2fsck, fsck.fat), which are\n"
 		"                      otherwise added with their libraries when present and built\n"
 		"                      for the image's architecture\n"
@@ -106,6 +112,8 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_COMPRESS_MODULES,
 		OPT_LUKS,
 		OPT_LUKS_HELPER,
+		OPT_LVM,
+		OPT_LVM_TOOL,
 		OPT_NO_FSCK,
 		OPT_FSCK_ROOT,
 		OPT_HOST_ONLY,
@@ -125,6 +133,8 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "compress-modules", required_argument, NULL, OPT_COMPRESS_MODULES },
 		{ "luks", no_argument, NULL, OPT_LUKS },
 		{ "luks-helper", required_argument, NULL, OPT_LUKS_HELPER },
+		{ "lvm", no_argument, NULL, OPT_LVM },
+		{ "lvm-tool", required_argument, NULL, OPT_LVM_TOOL },
 		{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
 		{ "fsck-root", required_argument, NULL, OPT_FSCK_ROOT },
 		{ "host-only", no_argument, NULL, OPT_HOST_ONLY },
@@ -187,6 +197,13 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		case OPT_LUKS_HELPER:
 			b->luks = true;
 			b->luks_helper = optarg;
+			break;
+		case OPT_LVM:
+			b->lvm = true;
+			break;
+		case OPT_LVM_TOOL:
+			b->lvm = true;
+			b->lvm_tool = optarg;
 			break;
 		case OPT_NO_FSCK:
 			b->no_fsck = true;

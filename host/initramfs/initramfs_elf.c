@@ -134,6 +134,12 @@ static const struct image_binary luks_binary = {
 	" or pass --luks-helper PATH)",
 };
 
+static const struct image_binary lvm_binary = {
+	"lvm2's tool", "--lvm-tool", "lvm",
+	" ('make' builds a static one from Debian's lvm2 source beside earlymount, 'make install'"
+	" puts it in PREFIX/lib/earlymount/; or pass --lvm-tool PATH)",
+};
+
 /* The kernel runs /init, and /init the helper, in an image without a libc: each must be a
  * static executable of the image's architecture. */
 static int check_binary(struct builder *b, const char *path, const struct image_binary *what,
@@ -187,6 +193,11 @@ int initramfs_check_init(struct builder *b, const char *init)
 int initramfs_check_luks_helper(struct builder *b, const char *path)
 {
 	return check_binary(b, path, &luks_binary, &b->luks_helper_size);
+}
+
+int initramfs_check_lvm_tool(struct builder *b, const char *path)
+{
+	return check_binary(b, path, &lvm_binary, &b->lvm_tool_size);
 }
 
 /* The program interpreter and the DT_NEEDED names of a dynamically linked ELF file, read

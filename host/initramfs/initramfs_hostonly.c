@@ -160,6 +160,7 @@ static int record_device(struct walk *w, const char *dir)
 	read_link_name(dir, "driver/module", d->module, sizeof(d->module));
 	read_line(dir, "modalias", d->modalias, sizeof(d->modalias));
 	read_line(dir, "dm/uuid", d->dm_uuid, sizeof(d->dm_uuid));
+	read_line(dir, "md/level", d->md_level, sizeof(d->md_level));
 	w->m->n_devices++;
 out:
 	return r;
@@ -270,6 +271,38 @@ static void log_mount(const struct hostonly_mount *m, FILE *out)
 	       line[0] ? line : "no bound driver");
 }
 
+/* The number of devices of the btrfs filesystem that has the block device name among its
+ * devices (sysfs/fs/btrfs/FSID/devices/NAME), 0 when none has. */
+static unsigned btrfs_device_count(const char *sysfs, const char *name)
+{
+	char dir[PATH_MAX], devices[PATH_MAX];
+	struct dirent *e, *f;
+	unsigned count = 0;
+	DIR *fs, *d;
+
+	if (path_join(dir, sizeof(dir), sysfs, "fs/btrfs") < 0 || !(fs = opendir(dir)))
+		return 0;
+	while (count == 0 && (e = readdir(fs))) {
+		unsigned n = 0;
+		bool mine = false;
+
+		if (e->d_name[0] == '.' ||
+		    snprintf(devices, sizeof(devices), "%s/%s/devices", dir, e->d_name) >= (int)sizeof(devices) ||
+		    !(d = opendir(devices)))
+			continue;
+		while ((f = readdir(d)))
+			if (f->d_name[0] != '.') {
+				n++;
+				mine = mine || streq(f->d_name, name);
+			}
+		closedir(d);
+		if (mine)
+			count = n;
+	}
+	closedir(fs);
+	return count;
+}
+
 /* Fills m for the mount at where; -ENODATA when nothing is mounted there (not reported). */
 static int read_mount(struct walk *w, const char *mountinfo, struct hostonly_mount *m)
 {
@@ -291,6 +324,8 @@ static int read_mount(struct walk *w, const char *mountinfo, struct hostonly_mou
 	m->block = access(link, F_OK) == 0;
 	if (!m->block)
 		goto out;
+	if (streq(m->fstype, "btrfs") && base)
+		m->btrfs_devices = btrfs_device_count(w->sysfs, base);
 	w->m = m;
 	r = walk_block(w, link, 0);
 out:
@@ -317,7 +352,11 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 	if (r < 0)
 		goto out;
 	r = hostonly_choose(m, choice);
-	if (r == -ENOTBLK)
+	if (r == -EOPNOTSUPP)
+		log_err("--host-only: %s, which earlymount cannot assemble at boot: an image made for "
+			"this host would not boot it; keep the distribution's initramfs here (the "
+			"generators: EARLYMOUNT=no)", choice->unsupported);
+	else if (r == -ENOTBLK)
 		log_err("--host-only: %s is %s from %s, not on a block device of %s: there is no disk whose drivers to pick; build the default set (without --host-only: it has 9p, virtiofs and overlay), or name the modules with --module",
 			where, m->fstype, m->source, w->sysfs);
 	else if (r == -ENOBUFS)
@@ -366,6 +405,11 @@ int initramfs_choose_host_modules(struct builder *b)
 	/* --print-modules: the generator decides on the helper itself */
 	if (r == 0 && choice->luks && !b->luks && !b->print_modules) {
 		log_err("--host-only: / or /usr is on dm-crypt: pass --luks, so that the image can unlock it");
+		r = -EINVAL;
+	}
+	if (r == 0 && choice->lvm && !b->lvm && !b->print_modules) {
+		log_err("--host-only: / or /usr is on an LVM logical volume: pass --lvm, so that the "
+			"image can activate its volume group");
 		r = -EINVAL;
 	}
 	if (r == 0 && path_join(efi, sizeof(efi), sysfs, "firmware/efi") == 0 && access(efi, F_OK) == 0)

@@ -302,6 +302,9 @@ int initramfs_choose_asked_modules(struct builder *b)
 
 	if (b->luks)
 		r = choose_luks_modules(b);
+	/* LVM's linear and striped targets are dm_mod's own; built in where absent */
+	if (r >= 0 && b->lvm && initramfs_choose_module(b, "dm_mod") == -ENOENT)
+		log_info("dm_mod is not a module of %s: device-mapper is built in (or absent)", b->moddir);
 	for (size_t i = 0; i < b->extra_modules.n && r >= 0; i++) {
 		r = initramfs_choose_module(b, b->extra_modules.names[i]);
 		if (r == -ENOENT)

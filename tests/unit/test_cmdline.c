@@ -753,6 +753,26 @@ static void test_many_quotes(void **state)
 #define LUKS_A "cc1fed1f-50ba-43cd-a395-77333c5d0504"
 #define LUKS_B "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"
 
+static void test_lvm_keys(void **state)
+{
+	struct options o;
+
+	assert_int_equal(cmdline_parse("root=/dev/vg0/root", &o, NULL, 0), 0);
+	assert_true(o.lvm.enabled);
+	assert_null(o.lvm.vgs);
+	assert_null(o.lvm.lvs);
+	assert_int_equal(cmdline_parse("rd.lvm.vg=vg0 rd.lvm.lv=vg1/root rd.lvm.vg=data,x rd.lvm=0", &o,
+				       NULL, 0),
+			 0);
+	assert_false(o.lvm.enabled);
+	assert_string_equal(o.lvm.vgs, "vg0,data,x");
+	assert_string_equal(o.lvm.lvs, "vg1/root");
+	assert_int_equal(cmdline_parse("rd.lvm rd.lvm.vg=", &o, NULL, 0), 0);
+	assert_true(o.lvm.enabled);
+	assert_true(!o.lvm.vgs || !o.lvm.vgs[0]);
+	(void)state;
+}
+
 static void test_luks_keys(void **state)
 {
 	parse_ok("rd.luks.uuid=luks-CC1FED1F-50BA-43CD-A395-77333C5D0504 luks.name=" LUKS_B "=crypthome "
@@ -861,7 +881,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 58);
+	assert_int_equal(n, 61);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -1013,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_length_limit),
 		cmocka_unit_test(test_storage_worst_cases),
 		cmocka_unit_test(test_many_quotes),
+		cmocka_unit_test(test_lvm_keys),
 		cmocka_unit_test(test_luks_keys),
 		cmocka_unit_test(test_luks_keys_malformed),
 		cmocka_unit_test(test_resume_keys),

@@ -126,6 +126,36 @@ static void test_ranges_and_overlaps(void **state)
 	(void)state;
 }
 
+/* A whole device-mapper device by /dev/mapper/NAME, a logical volume by /dev/VG/LV too. */
+static void test_find_device_mapper_names(void **state)
+{
+	struct disk_set set = { 0 };
+	struct disk *a = disk_set_add(&set);
+	struct part *lv = add(a, PART_WHOLE_DEVICE, "", "", "", "", "/dev/dm-0");
+	struct part *crypt;
+	const struct part *p;
+
+	COPY_STR(lv->dm_name, "my--vg-root--fs");
+	lv->lvm = true;
+	crypt = add(disk_set_add(&set), PART_WHOLE_DEVICE, "", "", "", "", "/dev/dm-1");
+	COPY_STR(crypt->dm_name, "cr-root");
+	assert_int_equal(disk_set_find(&set, "/dev/mapper/my--vg-root--fs", &p, NULL), 0);
+	assert_string_equal(p->devpath, "/dev/dm-0");
+	assert_int_equal(disk_set_find(&set, "/dev/my-vg/root-fs", &p, NULL), 0);
+	assert_string_equal(p->devpath, "/dev/dm-0");
+	assert_int_equal(disk_set_find(&set, "/dev/dm-0", &p, NULL), 0);
+	assert_int_equal(disk_set_find(&set, "/dev/mapper/cr-root", &p, NULL), 0);
+	assert_string_equal(p->devpath, "/dev/dm-1");
+	/* not an LV: no /dev/VG/LV name */
+	assert_int_equal(disk_set_find(&set, "/dev/cr/root", NULL, NULL), -ENOENT);
+	assert_int_equal(disk_set_find(&set, "/dev/my/vg-root-fs", NULL, NULL), -ENOENT);
+	assert_int_equal(disk_set_find(&set, "/dev/my-vg/root", NULL, NULL), -ENOENT);
+	assert_int_equal(disk_set_find(&set, "/dev/mapper/my-vg-root-fs", NULL, NULL), -ENOENT);
+	assert_int_equal(disk_set_find(&set, "/dev/mapper/", NULL, NULL), -ENOENT);
+	disk_set_free(&set);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates_are_refused),
 		cmocka_unit_test(test_many_partitions),
 		cmocka_unit_test(test_ranges_and_overlaps),
+		cmocka_unit_test(test_find_device_mapper_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

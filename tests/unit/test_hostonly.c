@@ -126,6 +126,71 @@ static void test_dm_stacks_and_dedup(void **state)
 	(void)state;
 }
 
+/* LVM on LUKS (Debian's encrypted layout): lvm and the LUKS helper; then stacks earlymount
+ * cannot assemble, each named with its device. */
+static void test_lvm_and_unsupported_stacks(void **state)
+{
+	static const struct device_row lvm_on_luks[] = {
+		{ NULL, NULL, NULL, "LVM-abcdefabcdefabcdefabcdefabcdefab0123456789abcdef0123456789abcdef" },
+		{ NULL, NULL, NULL, "CRYPT-LUKS2-0123456789abcdef0123456789abcdef-vda3_crypt" },
+		{ "virtio_blk", "virtio_blk", "virtio:d00000002v00001AF4", NULL },
+	};
+	static const char *const want[] = {
+		"dm_mod", "dm_crypt", "virtio_blk", "virtio:d00000002v00001AF4", "fs-ext4",
+	};
+	static const struct device_row multipath[] = {
+		{ NULL, NULL, NULL, "mpath-360014380056efd3a0000e00000c60000" },
+		{ "sd", "sd_mod", "scsi:t-0x00", NULL },
+	};
+	static const struct device_row unknown_dm[] = {
+		{ NULL, NULL, NULL, "VDO-0123" },
+	};
+	struct hostonly_mount *root = mount_of("/", "ext4", true, lvm_on_luks, ARRAY_SIZE(lvm_on_luks));
+	struct hostonly_mount *mp = mount_of("/usr", "xfs", true, multipath, ARRAY_SIZE(multipath));
+	struct hostonly_mount *other = mount_of("/", "ext4", true, unknown_dm, ARRAY_SIZE(unknown_dm));
+	struct hostonly_mount *md = mount_of("/", "ext4", true, NULL, 0);
+	struct hostonly_choice *c = calloc(1, sizeof(*c));
+
+	assert_int_equal(hostonly_choose(root, c), 0);
+	assert_true(c->lvm);
+	assert_true(c->luks);
+	assert_false(c->verity);
+	assert_string_equal(c->unsupported, "");
+	assert_names(c, want, ARRAY_SIZE(want));
+
+	memset(c, 0, sizeof(*c));
+	copy_str(mp->devices[0].path, sizeof(mp->devices[0].path), "/devices/virtual/block/dm-3");
+	assert_int_equal(hostonly_choose(mp, c), -EOPNOTSUPP);
+	assert_string_equal(c->unsupported, "/usr is on multipath (dm-multipath) (dm-3)");
+
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(hostonly_choose(other, c), -EOPNOTSUPP);
+	assert_non_null(strstr(c->unsupported, "device-mapper device earlymount does not know"));
+
+	memset(c, 0, sizeof(*c));
+	md->n_devices = 1;
+	copy_str(md->devices[0].path, sizeof(md->devices[0].path), "/devices/virtual/block/md0");
+	copy_str(md->devices[0].md_level, sizeof(md->devices[0].md_level), "raid1");
+	assert_int_equal(hostonly_choose(md, c), -EOPNOTSUPP);
+	assert_string_equal(c->unsupported, "/ is on md RAID, raid1 (md0)");
+
+	memset(c, 0, sizeof(*c));
+	md->n_devices = 0;
+	copy_str(md->fstype, sizeof(md->fstype), "btrfs");
+	md->btrfs_devices = 2;
+	assert_int_equal(hostonly_choose(md, c), -EOPNOTSUPP);
+	assert_string_equal(c->unsupported, "/ is btrfs over 2 devices (/dev/test)");
+	md->btrfs_devices = 1;
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(hostonly_choose(md, c), 0);
+	free(root);
+	free(mp);
+	free(other);
+	free(md);
+	free(c);
+	(void)state;
+}
+
 /* vfat: the codepage and iocharsets the kernel would ask modprobe for at mount time */
 static void test_vfat_extras(void **state)
 {
@@ -184,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_virtio_chain),
 		cmocka_unit_test(test_builtin_and_unbound),
 		cmocka_unit_test(test_dm_stacks_and_dedup),
+		cmocka_unit_test(test_lvm_and_unsupported_stacks),
 		cmocka_unit_test(test_vfat_extras),
 		cmocka_unit_test(test_not_block),
 		cmocka_unit_test(test_full),

@@ -1,0 +1,131 @@
+/* LVM2 at boot: each physical volume a probe finds is handed to lvm2's tool, which records it
+ * under /run/lvm and activates its volume group once every PV of it is there (what lvm2's udev
+ * rule does on a running system). Without udev, libdevmapper makes /dev/mapper/VG-LV and lvm2
+ * the /dev/VG/LV links itself (DM_DISABLE_UDEV); the logical volumes' own uevents then bring
+ * them to the probes, and root=/dev/mapper/VG-LV, /dev/VG/LV or UUID= finds them there. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "log.h"
+#include "lvm_names.h"
+#include "lvm_activate.h"
+#include "paths.h"
+#include "util.h"
+
+/* No udev to wait for or to ask for devices; no lvmlockd, no dmeventd (monitoring) in an
+ * initramfs; a devices file, when the host has one, is not in the image. */
+#define LVM_CONFIG_FIXED                                                                       \
+	"global { locking_dir = \"/run/lock/lvm\" use_lvmlockd = 0 event_activation = 1 } "    \
+	"devices { obtain_device_list_from_udev = 0 external_device_info_source = \"none\" "   \
+	"use_devicesfile = 0 } "                                                               \
+	"activation { udev_sync = 0 udev_rules = 0 monitoring = 0 "
+
+#define LVM_OUTPUT_MAX 4096
+
+/* dm_mod (a module in most distributions' kernels) and the --config text, once. */
+static void lvm_prepare(struct lvm_boot *l)
+{
+	char list[sizeof(l->config) / 2], err[256] = "";
+	int r = modules_load_alias(l->modules, "dm_mod");
+
+	/* built in, or a module already loaded: /dev/mapper/control says so */
+	if (r < 0 && access(DM_MAPPER_DIR "/control", F_OK) < 0)
+		log_warn("lvm: unable to load dm_mod: %s", strerror(-r));
+	r = lvm_activation_list(&l->opts->lvm, list, sizeof(list), err, sizeof(err));
+	if (r == -EINVAL)
+		log_warn("%s; activating every volume group instead", err);
+	if (r < 0)
+		list[0] = '\0';
+	snprintf(l->config, sizeof(l->config), LVM_CONFIG_FIXED "%s%s }",
+		 list[0] ? "auto_activation_volume_list = " : "", list);
+	l->prepared = true;
+}
+
+/* Logs what lvm printed, a line at a time, as a warning when it failed. */
+static void log_output(char *text, bool failed)
+{
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		while (is_space(*line))
+			line++;
+		if (!*line)
+			continue;
+		if (failed)
+			log_warn("lvm: %s", line);
+		else
+			log_info("lvm: %s", line);
+	}
+}
+
+/* Runs lvm with argv, its output (both streams) logged. Its exit code, or -errno. */
+static int lvm_run(const char *const *argv)
+{
+	static const char *const env[] = { "DM_DISABLE_UDEV=1", "LVM_SUPPRESS_FD_WARNINGS=1", NULL };
+	static char text[LVM_OUTPUT_MAX];
+	size_t len = 0;
+	int fds[2], null = -1, status = 0;
+	ssize_t n;
+	pid_t pid;
+	int r = pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
+
+	if (r < 0)
+		goto out;
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	r = child_start(&(struct child_spec){ .argv = argv, .in = null, .out = fds[1], .err = fds[1],
+					     .exec_failed = 127, .env = env },
+			&pid);
+	close(fds[1]);
+	if (null >= 0)
+		close(null);
+	if (r < 0) {
+		close(fds[0]);
+		goto out;
+	}
+	while ((n = read(fds[0], text + len, sizeof(text) - 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(text) - 1)
+			len = 0; /* only the tail is kept: lvm says what went wrong last */
+	}
+	text[len] = '\0';
+	close(fds[0]);
+	r = child_wait(pid, &status) < 0 ? -ECHILD : WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
+	log_output(text, r != 0);
+out:
+	return r;
+}
+
+void lvm_probed(const struct part *part, void *data)
+{
+	struct lvm_boot *l = data;
+	const char *argv[] = { EARLYMOUNT_LVM, "pvscan", "--cache", "--activate", "ay", "--config",
+			       l->config, part->devpath, NULL };
+	int r;
+
+	if (!streq(part->fstype, "LVM2_member"))
+		return;
+	if (!l->opts->lvm.enabled || access(EARLYMOUNT_LVM, X_OK) < 0) {
+		if (!l->said_off)
+			log_info("%s is an LVM physical volume: %s", part->devpath,
+				 !l->opts->lvm.enabled ? "left alone (rd.lvm=0)"
+						       : "this image has no lvm to activate its volume "
+							 "group (earlymount initramfs --lvm adds it)");
+		l->said_off = true;
+		return;
+	}
+	if (!l->prepared)
+		lvm_prepare(l);
+	l->scans++;
+	log_debug("lvm: scanning %s", part->devpath);
+	r = lvm_run(argv);
+	if (r != 0)
+		log_warn("lvm: pvscan of %s failed (%s %d); its volume group may stay inactive",
+			 part->devpath, r < 0 ? "error" : "exit code", r < 0 ? -r : r);
+}
