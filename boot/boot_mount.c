@@ -96,20 +96,69 @@ static bool plan_asks(const struct plan *plan)
 	return asks;
 }
 
-/* Runs the plan's steps (reading the machine ID in between when the /var rule needs it).
- * On failure *failed_step is the step that failed. */
-static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan_step **failed_step)
+/* What the steps of plan need at boot: modules on demand, and a prompt that lets devices
+ * arrive while it waits. */
+static void prepare_steps(struct boot *b, const struct plan *plan, struct execute_ctx *ctx)
 {
 	static struct ask_watch watch;
-	size_t done = 0;
-	int r;
 
-	*failed_step = NULL;
-	if (plan_asks(&b->plan))
+	if (plan_asks(plan))
 		boot_release_held(b, HELD_LOAD);
 	watch = (struct ask_watch){ b->devices.uevent_fd, load_modules_while_asking, b };
 	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
 				     .load_module = load_module, .data = b, .watch = &watch };
+}
+
+static bool tried_early(const struct boot *b, const char *luks_uuid)
+{
+	for (size_t i = 0; i < b->n_unlocked_early; i++)
+		if (uuid_str_equal(b->unlocked_early[i], luks_uuid))
+			return true;
+	return false;
+}
+
+int boot_unlock_listed(struct boot *b)
+{
+	static struct plan early;
+	static struct execute_ctx ctx;
+	int r = plan_build_listed_unlocks(&(struct plan_input){ &b->opts, &b->devices.disks,
+								&b->machine, NULL, 0 },
+					  &early);
+
+	if (r < 0)
+		return boot_fail(b, r, "%s", early.error);
+	prepare_steps(b, &early, &ctx);
+	for (size_t i = 0; i < early.n_steps && r == 0; i++) {
+		const struct plan_step *s = &early.steps[i];
+
+		if (s->op != OP_UNLOCK || !s->part || tried_early(b, s->part->fsuuid) ||
+		    b->n_unlocked_early == ARRAY_SIZE(b->unlocked_early))
+			continue;
+		COPY_STR(b->unlocked_early[b->n_unlocked_early++], s->part->fsuuid);
+		log_info("unlocking %s as it appeared: rd.luks.uuid= lists it, and the root is not "
+			 "found outside it", s->source);
+		r = execute_step(s, &ctx);
+		if (r < 0 && s->optional) {
+			log_warn("%s (nofail: the boot goes on)", ctx.why);
+			r = 0;
+		} else if (r < 0) {
+			boot_fail(b, r, "%s", ctx.why);
+		}
+	}
+	/* block devices were not probed while the prompt waited */
+	devices_rescan(&b->devices);
+	return r;
+}
+
+/* Runs the plan's steps (reading the machine ID in between when the /var rule needs it).
+ * On failure *failed_step is the step that failed. */
+static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan_step **failed_step)
+{
+	size_t done = 0;
+	int r;
+
+	*failed_step = NULL;
+	prepare_steps(b, &b->plan, ctx);
 	if (b->plan.wants_machine_id) {
 		done = b->plan.root_steps;
 		r = execute_steps(b->plan.steps, 0, done, ctx);

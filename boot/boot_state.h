@@ -31,6 +31,10 @@ struct boot {
 	double plan_counted_sec;  /* when the plan was taken: discovery's tail after settling */
 	struct timings timings;
 	struct fallback fallback; /* partitions that failed at this boot, passed over since */
+	/* the LUKS volumes of rd.luks.uuid= unlocked (or tried) as they appeared, by header UUID */
+	char unlocked_early[LUKS_MAX_VOLUMES][UUID_STR_LEN];
+	size_t n_unlocked_early;
+	bool unlock_failed;       /* one of them stopped the boot */
 	char init[PLAN_PATH];
 	char why[WHY_MAX];
 	struct dual_clock started; /* the initrd's start, for systemd-analyze */
@@ -52,6 +56,9 @@ int boot_check_init(struct boot *b);
 /* The stages that have a file of their own. */
 int boot_stage_wait_for_plan(struct boot *b); /* boot_wait.c */
 int boot_stage_mount(struct boot *b);         /* boot_mount.c */
+/* boot_mount.c: unlocks the volumes rd.luks.uuid= lists that are there and were not tried yet
+ * (plan_build_listed_unlocks()): 0, or -errno with b->why when one that must open did not. */
+int boot_unlock_listed(struct boot *b);
 /* boot_handoff.c: checks, then switches to the new root and runs its init; returns only
  * when that failed, with b->why. */
 int boot_handoff(struct boot *b);

@@ -51,15 +51,31 @@ static void wait_for_shares(struct boot *b)
 	}
 }
 
+static void make_plan(struct boot *b, struct devices *d)
+{
+	b->plan_result = plan_build(&(struct plan_input){ &b->opts, &d->disks, &b->machine,
+							  b->fallback.failed, b->fallback.n },
+				    &b->plan);
+}
+
 /* A plan counts once the devices settled, when a disk still to come could make it
  * ambiguous; a pinned one counts as soon as it is made. */
 static bool plan_ready(struct devices *d, bool settled, void *data)
 {
 	struct boot *b = data;
 
-	b->plan_result = plan_build(&(struct plan_input){ &b->opts, &d->disks, &b->machine,
-							  b->fallback.failed, b->fallback.n },
-				    &b->plan);
+	make_plan(b, d);
+	/* no root yet: it may lie inside a volume the command line lists (LVM on LUKS) */
+	if (b->plan_result == -ENOENT && b->opts.luks.enabled && b->opts.luks.n_volumes > 0) {
+		int r = boot_unlock_listed(b);
+
+		if (r < 0) {
+			b->plan_result = r;
+			b->unlock_failed = true;
+			return true;
+		}
+		make_plan(b, d);
+	}
 	if (b->plan_result == 0)
 		wait_for_shares(b);
 	if (b->plan_result == 0 && !settled)
@@ -116,6 +132,8 @@ int boot_stage_wait_for_plan(struct boot *b)
 	}
 	b->plan_counted_sec = timing_now();
 	modules_set_parallel(&b->modules, false);
+	if (b->unlock_failed)
+		return b->plan_result; /* b->why says which volume, and why */
 	log_info("discovery: %u disk probes, %.1f ms", b->devices.probes, b->devices.probe_ms);
 	if (r == -ETIMEDOUT) {
 		devices_report(&b->devices);

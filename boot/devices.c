@@ -123,10 +123,10 @@ static int disk_compare(const void *a, const void *b)
 	return strverscmp(da->path, db->path);
 }
 
-/* A whole device-mapper device gets its name, and whether LVM2 made it, from sysfs. */
+/* A whole device-mapper device gets its name, and who made it, from sysfs. */
 static void read_dm_names(const char *name, struct disk *disk)
 {
-	char path[PATH_MAX], uuid[160];
+	char path[PATH_MAX];
 	struct part *whole = disk->n_parts == 1 && disk->parts[0].number == PART_WHOLE_DEVICE
 				     ? &disk->parts[0]
 				     : NULL;
@@ -135,7 +135,7 @@ static void read_dm_names(const char *name, struct disk *disk)
 	if (!whole || !sysfs_read_line_at(AT_FDCWD, path, whole->dm_name, sizeof(whole->dm_name)))
 		return;
 	snprintf(path, sizeof(path), "/sys/class/block/%s/dm/uuid", name);
-	whole->lvm = sysfs_read_line_at(AT_FDCWD, path, uuid, sizeof(uuid)) && startswith(uuid, "LVM-");
+	(void)sysfs_read_line_at(AT_FDCWD, path, whole->dm_uuid, sizeof(whole->dm_uuid));
 }
 
 /* What a probe recognised, for the storage stacks to assemble from (see devices_on_probed). */
@@ -502,6 +502,14 @@ int devices_wait(struct devices *d, int timeout_ms,
 	}
 out:
 	return r;
+}
+
+void devices_rescan(struct devices *d)
+{
+	int r = scan_block_devices(d);
+
+	if (r < 0)
+		log_warn("unable to list /sys/class/block: %s", strerror(-r));
 }
 
 void devices_on_probed(struct devices *d, devices_probed_fn *fn, void *data)

@@ -102,6 +102,18 @@ out:
 	return r;
 }
 
+/* Whether part was scanned already; if not, it is recorded as scanned now. */
+static bool scanned_before(struct lvm_boot *l, const struct part *part)
+{
+	for (unsigned i = 0; i < l->scans && i < LVM_SCANNED_MAX; i++)
+		if (streq(l->scanned[i], part->devpath))
+			return true;
+	if (l->scans < LVM_SCANNED_MAX)
+		COPY_STR(l->scanned[l->scans], part->devpath);
+	l->scans++;
+	return false;
+}
+
 void lvm_probed(const struct part *part, void *data)
 {
 	struct lvm_boot *l = data;
@@ -120,9 +132,10 @@ void lvm_probed(const struct part *part, void *data)
 		l->said_off = true;
 		return;
 	}
+	if (scanned_before(l, part))
+		return;
 	if (!l->prepared)
 		lvm_prepare(l);
-	l->scans++;
 	log_debug("lvm: scanning %s", part->devpath);
 	r = lvm_run(argv);
 	if (r != 0)

@@ -9,13 +9,18 @@
 #include "disk.h"
 #include "modules.h"
 
+#define LVM_SCANNED_MAX 64
+
 struct lvm_boot {
 	const struct options *opts;
 	struct modules *modules;
 	bool prepared;      /* dm_mod loaded, the --config text made */
 	bool said_off;      /* the notes said once: rd.lvm=0, or no lvm in the image */
 	char config[1024];  /* lvm's --config for the initramfs */
-	unsigned scans;     /* physical volumes handed to lvm */
+	/* the physical volumes handed to lvm: a device probed again (a change event, a rescan)
+	 * is not scanned twice */
+	char scanned[LVM_SCANNED_MAX][64];
+	unsigned scans;
 };
 
 /* A probe recognised part: when it is an LVM physical volume, lvm scans it and activates

@@ -1,5 +1,6 @@
 /* The disk model's containers and lookups, the byte ranges of partitions, and the text read
  * from disks. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -57,6 +58,40 @@ const struct part *disk_find_overlap(const struct disk *disk, const struct part 
 	return found;
 }
 
+bool part_is_lvm(const struct part *part)
+{
+	return startswith(part->dm_uuid, "LVM-") != NULL;
+}
+
+/* Whether dm_uuid is cryptsetup's for the LUKS header luks_uuid: CRYPT-LUKS1-HEX-NAME or
+ * CRYPT-LUKS2-HEX-NAME, HEX the 32 hex digits of the UUID in its own case. */
+static bool dm_uuid_is_luks(const char *dm_uuid, const char *luks_uuid)
+{
+	const char *hex = startswith(dm_uuid, "CRYPT-LUKS");
+	size_t n = 0;
+
+	if (!hex || (hex[0] != '1' && hex[0] != '2') || hex[1] != '-')
+		return false;
+	hex += 2;
+	for (const char *u = luks_uuid; *u; u++) {
+		if (*u == '-')
+			continue;
+		if (tolower((unsigned char)hex[n]) != tolower((unsigned char)*u))
+			return false;
+		n++;
+	}
+	return n == 32 && hex[n] == '-';
+}
+
+const struct part *disk_set_find_unlocked(const struct disk_set *set, const char *luks_uuid)
+{
+	for (size_t d = 0; d < set->n; d++)
+		for (size_t i = 0; i < set->disks[d].n_parts; i++)
+			if (dm_uuid_is_luks(set->disks[d].parts[i].dm_uuid, luks_uuid))
+				return &set->disks[d].parts[i];
+	return NULL;
+}
+
 /* /dev/VG/LV, the link lvm2 makes for a logical volume. */
 static bool lvm_path_matches(const struct part *p, const char *spec)
 {
@@ -64,7 +99,7 @@ static bool lvm_path_matches(const struct part *p, const char *spec)
 	const char *rest = startswith(spec, "/dev/");
 	const char *slash = rest ? strchr(rest, '/') : NULL;
 
-	return p->lvm && slash && lvm_split_dm_name(p->dm_name, vg, sizeof(vg), lv, sizeof(lv)) &&
+	return part_is_lvm(p) && slash && lvm_split_dm_name(p->dm_name, vg, sizeof(vg), lv, sizeof(lv)) &&
 	       strlen(vg) == (size_t)(slash - rest) && strncmp(vg, rest, strlen(vg)) == 0 &&
 	       streq(lv, slash + 1);
 }

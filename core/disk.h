@@ -27,10 +27,11 @@ struct part {
 	char fsuuid[64];
 	char fslabel[256];
 	char devpath[64];          /* "/dev/vda2" at boot; "" for partitions of image files */
-	/* A whole device-mapper device's name, /dev/mapper/NAME ("" for others); lvm when its
-	 * dm UUID says LVM2 made it, and /dev/VG/LV names it too. */
+	/* A whole device-mapper device's name, /dev/mapper/NAME, and UUID ("" for others): who
+	 * made it ("LVM-…": lvm2, and /dev/VG/LV names it too; "CRYPT-LUKS2-…": an unlocked LUKS
+	 * volume). */
 	char dm_name[128];
-	bool lvm;
+	char dm_uuid[129];
 	/* A verity signature partition's root hash (its JSON's rootHash); "" when it is none, or
 	 * when its JSON is unusable, and then verity_sig_error says why. */
 	char verity_sig_hash[VERITY_HASH_HEX_MAX + 1];
@@ -63,6 +64,12 @@ static inline bool part_is_whole_device(const struct disk *disk, const struct pa
 {
 	return part->number == PART_WHOLE_DEVICE && !disk->pttype[0];
 }
+
+/* Whether part is an LVM2 logical volume (its dm UUID says lvm2 made it). */
+bool part_is_lvm(const struct part *part);
+/* The whole device that is the LUKS volume with header UUID luks_uuid, unlocked (its dm UUID
+ * is cryptsetup's "CRYPT-LUKSn-HEX-NAME", HEX the UUID without dashes), or NULL. */
+const struct part *disk_set_find_unlocked(const struct disk_set *set, const char *luks_uuid);
 
 /* The end of part's byte range, start + size, saturated at UINT64_MAX: a hostile table may
  * claim any values, and a sum that wrapped around would make a huge range look small. */

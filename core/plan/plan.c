@@ -72,15 +72,38 @@ out:
 	return r;
 }
 
-int plan_build(const struct plan_input *in, struct plan *plan)
+/* An empty plan, and the planner's input checked. */
+static int start(const struct plan_input *in, struct plan *plan, struct planner *p)
 {
-	struct planner p = { .plan = plan };
+	memset(plan, 0, sizeof(*plan));
+	p->plan = plan;
+	return check_input(in, p);
+}
+
+int plan_build_listed_unlocks(const struct plan_input *in, struct plan *plan)
+{
+	struct planner p = { 0 };
 	int r;
 
 	if (!plan)
 		return -EINVAL;
-	memset(plan, 0, sizeof(*plan));
-	r = check_input(in, &p);
+	r = start(in, plan, &p);
+	if (r == 0)
+		r = plan_luks_check_options(&p);
+	if (r == 0)
+		r = plan_add_listed_volumes(&p);
+	plan_notes_finish(&p);
+	return r;
+}
+
+int plan_build(const struct plan_input *in, struct plan *plan)
+{
+	struct planner p = { 0 };
+	int r;
+
+	if (!plan)
+		return -EINVAL;
+	r = start(in, plan, &p);
 	if (r < 0)
 		goto out;
 	r = plan_copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");

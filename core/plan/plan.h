@@ -142,6 +142,12 @@ struct plan {
  *              the last one: an overflow of explanations never stops a boot) */
 int plan_build(const struct plan_input *in, struct plan *plan);
 
+/* The unlock steps of the volumes rd.luks.uuid= and rd.luks.name= list that are on the disks
+ * and not unlocked yet, alone: at boot they run as soon as the volumes appear, when what the
+ * root is on lies inside one (LVM on LUKS) and no plan can be made before. 0 or as
+ * plan_build(). */
+int plan_build_listed_unlocks(const struct plan_input *in, struct plan *plan);
+
 const char *plan_op_name(enum plan_op op);
 
 /* Whether fstype keeps a journal that "norecovery" skips replaying (ext4, xfs, btrfs). */

@@ -264,6 +264,13 @@ int plan_add_listed_volumes(struct planner *p)
 		if (already_unlocked(p, part))
 			continue;
 		volume_name(v, name, sizeof(name));
+		/* at boot, a listed volume is unlocked as soon as it appears (LVM on LUKS: the
+		 * root inside it cannot be found before) */
+		if (disk_set_find_unlocked(p->disks, v->uuid)) {
+			plan_note(p, "rd.luks.uuid=%s: unlocked already, as %s/%s", v->uuid, DM_MAPPER_DIR,
+				  disk_set_find_unlocked(p->disks, v->uuid)->dm_name);
+			continue;
+		}
 		r = add_unlock(p, part, disk, spec, name, name, false, mapper, sizeof(mapper),
 			       &optional);
 	}

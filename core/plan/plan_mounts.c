@@ -39,7 +39,10 @@ static void mount_reason(struct plan_step *step, const char *role, const char *k
 			 const char *named, const struct part *part, const struct disk *disk,
 			 const char *through)
 {
-	if (named)
+	if (named && part_is_whole_device(disk, part))
+		plan_step_reason(step, "%s%s (the whole of %s%s%s)", key, named, disk->path,
+				 part->dm_name[0] ? ", /dev/mapper/" : "", part->dm_name);
+	else if (named)
 		plan_step_reason(step, "%s%s (partition %u of %s)", key, named, part->number, disk->path);
 	else if (through)
 		plan_step_reason(step, "%s: the %s device over discovered partition %u of %s", role,

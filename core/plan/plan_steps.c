@@ -39,12 +39,18 @@ int plan_copy_field(struct planner *p, char *dst, size_t size, const char *src, 
 int plan_check_mapper_free(struct planner *p, const char *mapper)
 {
 	const struct plan *plan = p->plan;
+	const struct part *there = NULL;
 
 	for (size_t i = 0; i < plan->n_steps; i++)
 		if ((plan->steps[i].op == OP_UNLOCK || plan->steps[i].op == OP_VERITY) &&
 		    streq(plan->steps[i].target, mapper))
 			return plan_fail(p, -EINVAL, "two devices would be %s: give one of them another name "
 					 "with rd.luks.name=", mapper);
+	/* a device-mapper device there already: a logical volume, a volume unlocked earlier */
+	if (disk_set_find(p->disks, mapper, &there, NULL) == 0 && there->dm_name[0])
+		return plan_fail(p, -EINVAL, "%s exists already (%s, %s): give the new one another name "
+				 "with rd.luks.name=", mapper, there->devpath[0] ? there->devpath : "a device",
+				 there->dm_uuid[0] ? there->dm_uuid : "no dm UUID");
 	return 0;
 }
 

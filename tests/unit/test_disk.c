@@ -136,9 +136,18 @@ static void test_find_device_mapper_names(void **state)
 	const struct part *p;
 
 	COPY_STR(lv->dm_name, "my--vg-root--fs");
-	lv->lvm = true;
+	COPY_STR(lv->dm_uuid, "LVM-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	crypt = add(disk_set_add(&set), PART_WHOLE_DEVICE, "", "", "", "", "/dev/dm-1");
 	COPY_STR(crypt->dm_name, "cr-root");
+	COPY_STR(crypt->dm_uuid, "CRYPT-LUKS2-5A5A5A5A111142228333444455556666-cr-root");
+	/* an unlocked LUKS volume, by its header's UUID in either case */
+	assert_ptr_equal(disk_set_find_unlocked(&set, "5a5a5a5a-1111-4222-8333-444455556666"), crypt);
+	assert_null(disk_set_find_unlocked(&set, "5a5a5a5a-1111-4222-8333-444455556667"));
+	assert_null(disk_set_find_unlocked(&set, "5a5a5a5a-1111-4222-8333-44445555666"));
+	COPY_STR(crypt->dm_uuid, "CRYPT-PLAIN-5A5A5A5A111142228333444455556666-cr-root");
+	assert_null(disk_set_find_unlocked(&set, "5a5a5a5a-1111-4222-8333-444455556666"));
+	COPY_STR(crypt->dm_uuid, "CRYPT-LUKS1-5a5a5a5a111142228333444455556666-cr-root");
+	assert_ptr_equal(disk_set_find_unlocked(&set, "5A5A5A5A-1111-4222-8333-444455556666"), crypt);
 	assert_int_equal(disk_set_find(&set, "/dev/mapper/my--vg-root--fs", &p, NULL), 0);
 	assert_string_equal(p->devpath, "/dev/dm-0");
 	assert_int_equal(disk_set_find(&set, "/dev/my-vg/root-fs", &p, NULL), 0);

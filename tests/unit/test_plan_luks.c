@@ -239,6 +239,67 @@ static void test_listed_volumes(void **state)
 	(void)state;
 }
 
+/* A whole device that is a device-mapper device (a logical volume, an unlocked volume). */
+static struct part *dm_device(struct fixture *f, const char *node, const char *name,
+			      const char *dm_uuid, const char *fstype, const char *label)
+{
+	size_t d = fx_disk(f, node, "", "", false);
+	struct part *p = fx_part(f, d, PART_WHOLE_DEVICE, "", "", "", 0, fstype);
+
+	snprintf(p->devpath, sizeof(p->devpath), "%s", node);
+	snprintf(p->dm_name, sizeof(p->dm_name), "%s", name);
+	snprintf(p->dm_uuid, sizeof(p->dm_uuid), "%s", dm_uuid);
+	snprintf(p->fslabel, sizeof(p->fslabel), "%s", label);
+	return p;
+}
+
+/* LVM on LUKS: the root inside a listed volume is found only once the volume is unlocked and
+ * its VG active. Before: no plan, and the listed volume's unlock alone (what the boot runs as
+ * soon as it appears). After: the volume is not unlocked twice, and no name is made twice. */
+static void test_listed_volume_holding_the_root(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	struct plan_input in = { .opts = &f->opts, .disks = &f->set, .machine = &f->machine };
+	const struct plan_step *s;
+	int r;
+
+	luks_part(f, d, 1, T_LINUX, "crypt", 0, LUKS_DATA);
+	snprintf(fx_get(f, d, 1)->devpath, 64, "/dev/vda1");
+	r = plan_with(f, "rd.luks.uuid=" LUKS_DATA " root=/dev/mapper/vg0-root");
+	want_error(f, r, -ENOENT, "root=/dev/mapper/vg0-root matches no partition");
+	assert_int_equal(plan_build_listed_unlocks(&in, &f->plan), 0);
+	assert_int_equal(f->plan.n_steps, 1);
+	want_step(f, 0, OP_UNLOCK, "UUID=" LUKS_DATA, "/dev/mapper/luks-" LUKS_DATA, "");
+	assert_string_equal(f->plan.steps[0].prompt, "luks-" LUKS_DATA " (partition 1 'crypt' of /dev/vda)");
+
+	/* unlocked (cryptsetup's dm UUID names the header), the PV inside activated */
+	dm_device(f, "/dev/dm-0", "luks-" LUKS_DATA,
+		  "CRYPT-LUKS2-5a5a5a5a111142228333444455556666-luks-" LUKS_DATA, "LVM2_member", "");
+	dm_device(f, "/dev/dm-1", "vg0-root", "LVM-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		  "ext4", "lvroot");
+	assert_int_equal(plan_build_listed_unlocks(&in, &f->plan), 0);
+	assert_int_equal(f->plan.n_steps, 0);
+	r = plan_with(f, "rd.luks.uuid=" LUKS_DATA " root=/dev/mapper/vg0-root");
+	want_ok(f, r, 1);
+	s = want_step(f, 0, OP_MOUNT, "/dev/mapper/vg0-root", "/sysroot", "ext4");
+	assert_string_equal(s->reason, "root=/dev/mapper/vg0-root (the whole of /dev/dm-1, /dev/mapper/vg0-root)");
+	want_note(f, "rd.luks.uuid=" LUKS_DATA ": unlocked already, as /dev/mapper/luks-" LUKS_DATA);
+	want_note(f, "nothing discovered: /dev/dm-1 /dev/mapper/vg0-root is a whole device");
+	r = plan_with(f, "root=/dev/vg0/root");
+	want_ok(f, r, 1);
+	r = plan_with(f, "root=LABEL=lvroot");
+	want_ok(f, r, 1);
+	/* a name the plan would make, held by a device already there */
+	r = plan_with(f, "root=/dev/vg0/root rd.luks.uuid=" LUKS_ROOT);
+	want_ok(f, r, 1);
+	luks_part(f, d, 2, T_LINUX, "other", 0, LUKS_ROOT);
+	r = plan_with(f, "root=/dev/vg0/root rd.luks.name=" LUKS_ROOT "=vg0-root");
+	want_error(f, r, -EINVAL, "/dev/mapper/vg0-root exists already (/dev/dm-1, LVM-");
+	fx_free(f);
+	(void)state;
+}
+
 static void test_rd_luks_no(void **state)
 {
 	struct fixture *f = fx_new();
@@ -315,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_options_refused),
 		cmocka_unit_test(test_root_named_on_the_command_line),
 		cmocka_unit_test(test_listed_volumes),
+		cmocka_unit_test(test_listed_volume_holding_the_root),
 		cmocka_unit_test(test_rd_luks_no),
 		cmocka_unit_test(test_refusals),
 	};
