@@ -354,6 +354,11 @@ int cmd_initramfs(int argc, char **argv)
 		r = r > 0 ? 0 : EXIT_USAGE;
 		goto out;
 	}
+	if (b.print_needs) {
+		r = initramfs_print_host_needs(&b);
+		r = r == -EOPNOTSUPP ? EXIT_REFUSED : r < 0 ? EXIT_SYSTEM : 0;
+		goto out;
+	}
 	r = find_kver(&b);
 	if (r < 0) {
 		r = EXIT_SYSTEM;

@@ -37,6 +37,16 @@ static const struct dm_kind {
 	{ "part", NULL, "kpartx partitions" },
 };
 
+/* Filesystems whose root needs a network, or a module and tools earlymount does not run. */
+static const struct unsupported_fs {
+	const char *fstype;
+	const char *what;
+} unsupported_filesystems[] = {
+	{ "nfs", "NFS" },          { "nfs4", "NFS" },       { "cifs", "SMB (cifs)" },
+	{ "smb3", "SMB (smb3)" },  { "zfs", "ZFS" },        { "ceph", "CephFS" },
+	{ "glusterfs", "GlusterFS" }, { "fuse.sshfs", "sshfs" },
+};
+
 static int add_name(struct hostonly_choice *c, const char *name)
 {
 	int r = 0;
@@ -103,7 +113,11 @@ static int add_device(const struct hostonly_mount *m, const struct hostonly_devi
 {
 	int r = 0;
 
-	if (d->md_level[0]) {
+	if (strstr(d->path, "/session")) {
+		r = unsupported(m, d, "iSCSI", c);
+	} else if (startswith(device_name(d), "nbd")) {
+		r = unsupported(m, d, "NBD (a network block device)", c);
+	} else if (d->md_level[0]) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "md RAID, %s", d->md_level);
@@ -123,6 +137,13 @@ int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choi
 	char alias[sizeof(m->fstype) + 3];
 	int r = 0;
 
+	for (size_t i = 0; i < ARRAY_SIZE(unsupported_filesystems); i++)
+		if (streq(m->fstype, unsupported_filesystems[i].fstype)) {
+			snprintf(choice->unsupported, sizeof(choice->unsupported), "%s is on %s (%.200s)",
+				 m->where, unsupported_filesystems[i].what, m->source);
+			r = -EOPNOTSUPP;
+			goto out;
+		}
 	if (!m->block) {
 		r = -ENOTBLK;
 		goto out;

@@ -49,6 +49,7 @@ struct builder {
 	const char *sysfs;       /* --sysfs: the host's sysfs (default /sys) */
 	const char *mountinfo;   /* --mountinfo: its mounts (default /proc/self/mountinfo) */
 	bool print_modules;      /* --print-modules: name the modules chosen, build nothing */
+	bool print_needs;        /* --print-needs: name what the host's stacks need, build nothing */
 
 	char kver[NAME_MAX + 1];
 	struct kmod_ctx *kmod;
@@ -98,6 +99,9 @@ int initramfs_choose_module(struct builder *b, const char *name);
 
 /* initramfs_hostonly.c: --host-only, instead of the default set */
 int initramfs_choose_host_modules(struct builder *b);
+/* --print-needs: the helpers this host's / and /usr need, one word a line ("luks", "lvm"). 0;
+ * -EOPNOTSUPP (reported) when they are on a stack earlymount cannot assemble; -errno. */
+int initramfs_print_host_needs(struct builder *b);
 bool initramfs_is_default_module(const char *name);
 
 /* initramfs_stage.c */

@@ -37,6 +37,11 @@ static void usage(FILE *out)
 		"  --print-modules     print the names of the modules chosen (not those they need),\n"
 		"                      one a line, and build nothing (-o is then not needed): for\n"
 		"                      initramfs generators that add the modules themselves\n"
+		"  --print-needs       print what this host's / and /usr need of an image, one word\n"
+		"                      a line (luks, lvm), and build nothing (no --moddir or -o);\n"
+		"                      exit 1 with a message when they are on a stack earlymount\n"
+		"                      cannot assemble (md RAID, multipath, NFS, ...): for the\n"
+		"                      generators' hooks, which then stop\n"
 		"  --add SRC[:DEST]    a file or directory to add at DEST (repeatable)\n"
 		"  --luks              add the LUKS helper, earlymount-luks from beside the /init\n"
 		"                      binary (for PREFIX/bin/earlymount without one there:\n"
@@ -120,6 +125,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_SYSFS,
 		OPT_MOUNTINFO,
 		OPT_PRINT_MODULES,
+		OPT_PRINT_NEEDS,
 	};
 	static const struct option longopts[] = {
 		{ "moddir", required_argument, NULL, OPT_MODDIR },
@@ -141,6 +147,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 		{ "print-modules", no_argument, NULL, OPT_PRINT_MODULES },
+		{ "print-needs", no_argument, NULL, OPT_PRINT_NEEDS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -220,6 +227,10 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		case OPT_MOUNTINFO:
 			b->mountinfo = optarg;
 			break;
+		case OPT_PRINT_NEEDS:
+			b->print_needs = true;
+			b->host_only = true;
+			break;
 		case OPT_PRINT_MODULES:
 			b->print_modules = true;
 			break;
@@ -247,7 +258,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 			b->omitted.names[0]);
 		r = -EINVAL;
 	}
-	if (r == 0 && (!b->moddir || (!b->output && !b->print_modules))) {
+	if (r == 0 && !b->print_needs && (!b->moddir || (!b->output && !b->print_modules))) {
 		log_err("%s is required (see earlymount initramfs --help)", !b->moddir ? "--moddir" : "-o OUT");
 		r = -EINVAL;
 	}

@@ -356,12 +356,12 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 		log_err("--host-only: %s, which earlymount cannot assemble at boot: an image made for "
 			"this host would not boot it; keep the distribution's initramfs here (the "
 			"generators: EARLYMOUNT=no)", choice->unsupported);
-	else if (r == -ENOTBLK)
+	else if (r == -ENOTBLK && !b->print_needs)
 		log_err("--host-only: %s is %s from %s, not on a block device of %s: there is no disk whose drivers to pick; build the default set (without --host-only: it has 9p, virtiofs and overlay), or name the modules with --module",
 			where, m->fstype, m->source, w->sysfs);
 	else if (r == -ENOBUFS)
 		log_err("--host-only: the devices behind %s need more modules than earlymount keeps", where);
-	else if (r == 0)
+	else if (r == 0 && !b->print_needs)
 		/* --print-modules: stdout is the list */
 		log_mount(m, b->print_modules ? stderr : stdout);
 out:
@@ -384,15 +384,12 @@ static int add_choice(struct builder *b, const struct hostonly_choice *choice)
 	return r;
 }
 
-int initramfs_choose_host_modules(struct builder *b)
+/* The walk of / and /usr into choice; sysfs gets the resolved --sysfs. */
+static int walk_host(struct builder *b, struct hostonly_choice *choice, char sysfs[PATH_MAX])
 {
-	struct hostonly_choice *choice = calloc(1, sizeof(*choice));
 	struct walk w = { 0 };
-	char sysfs[PATH_MAX], efi[PATH_MAX];
-	int r = -ENOMEM;
+	int r = 0;
 
-	if (!choice)
-		goto out;
 	if (!realpath(b->sysfs, sysfs)) {
 		r = -errno;
 		log_err("--host-only: unable to open %s (--sysfs): %s", b->sysfs, strerror(-r));
@@ -402,6 +399,36 @@ int initramfs_choose_host_modules(struct builder *b)
 	r = path_join(w.devices, sizeof(w.devices), sysfs, "devices");
 	for (size_t i = 0; i < ARRAY_SIZE(hostonly_mount_points) && r == 0; i++)
 		r = choose_mount(b, &w, hostonly_mount_points[i], choice);
+out:
+	return r;
+}
+
+int initramfs_print_host_needs(struct builder *b)
+{
+	struct hostonly_choice *choice = calloc(1, sizeof(*choice));
+	char sysfs[PATH_MAX];
+	int r = choice ? walk_host(b, choice, sysfs) : -ENOMEM;
+
+	/* not on a block device (a share, tmpfs): nothing to assemble */
+	if (r == -ENOTBLK)
+		r = 0;
+	if (r == 0 && choice->luks)
+		printf("luks\n");
+	if (r == 0 && choice->lvm)
+		printf("lvm\n");
+	free(choice);
+	return r;
+}
+
+int initramfs_choose_host_modules(struct builder *b)
+{
+	struct hostonly_choice *choice = calloc(1, sizeof(*choice));
+	char sysfs[PATH_MAX], efi[PATH_MAX];
+	int r = -ENOMEM;
+
+	if (!choice)
+		goto out;
+	r = walk_host(b, choice, sysfs);
 	/* --print-modules: the generator decides on the helper itself */
 	if (r == 0 && choice->luks && !b->luks && !b->print_modules) {
 		log_err("--host-only: / or /usr is on dm-crypt: pass --luks, so that the image can unlock it");

@@ -10,6 +10,10 @@
 # EARLYMOUNT_LUKS=yes|no|auto (default auto) adds the LUKS helper, earlymount-luks from beside
 # the binary (or EARLYMOUNT_LUKS_HELPER), and the kernel modules it needs; auto when dracut's
 # crypt module is in the image or the host's / or /usr is on LUKS (see luks-functions).
+# EARLYMOUNT_LVM=yes|no|auto (default auto) adds lvm2's tool (lvm beside the binary, or
+# EARLYMOUNT_LVM_TOOL) and dm_mod; auto when the host's / or /usr is on LVM. A host whose / or
+# /usr lies on a stack earlymount cannot assemble (md RAID, multipath, NFS, ...) makes
+# installkernel fail, and dracut then writes no image.
 
 earlymount_binary() {
     echo "${EARLYMOUNT_INIT:-/usr/lib/earlymount/init}"
@@ -44,6 +48,33 @@ earlymount_luks() {
     return "$earlymount_luks_rc"
 }
 
+# What the host's stacks need (earlymount_stacks in luks-functions), and whether the image gets
+# lvm: 0 with earlymount_lvm_why and earlymount_lvm_bin when it does; 1 when it does not; 2 on
+# an error or a host earlymount cannot boot (reported). Decided once, after earlymount_luks.
+earlymount_lvm() {
+    [[ -n ${earlymount_lvm_rc-} ]] && return "$earlymount_lvm_rc"
+    earlymount_lvm_rc=0
+    if ! earlymount_stacks "$(earlymount_binary)"; then
+        dfatal "earlymount: this host cannot be booted through earlymount (above): no image is written; leave EARLYMOUNT unset to build dracut's own"
+        earlymount_lvm_rc=2
+        return 2
+    fi
+    if [[ $earlymount_luks_rc -ne 0 ]] && earlymount_needs_has luks; then
+        dfatal "earlymount: EARLYMOUNT_LUKS=${EARLYMOUNT_LUKS:-auto}, but this host's / or /usr is on LUKS: an image without the helper could not boot it"
+        earlymount_lvm_rc=2
+        return 2
+    fi
+    earlymount_lvm_why=$(earlymount_lvm_wanted "${EARLYMOUNT_LVM:-}") || earlymount_lvm_rc=$?
+    if [[ $earlymount_lvm_rc -eq 0 ]]; then
+        earlymount_lvm_bin=$(earlymount_lvm_tool "$(earlymount_binary)")
+        if [[ ! -x $earlymount_lvm_bin ]]; then
+            dfatal "earlymount: the image needs lvm ($earlymount_lvm_why), but $earlymount_lvm_bin is missing or not executable; install earlymount, or set EARLYMOUNT_LVM_TOOL"
+            earlymount_lvm_rc=2
+        fi
+    fi
+    return "$earlymount_lvm_rc"
+}
+
 # called by dracut
 check() {
     local bin
@@ -67,9 +98,12 @@ depends() {
 
 # called by dracut
 installkernel() {
-    local r=0
+    local r=0 l=0
     earlymount_luks || r=$?
     [[ $r -eq 2 ]] && return 1
+    earlymount_lvm || l=$?
+    [[ $l -eq 2 ]] && return 1
+    [[ $l -eq 0 ]] && hostonly='' instmods dm_mod
     # the LUKS helper's modules, --drivers or not: it cannot work without them
     # shellcheck disable=SC2086
     [[ $r -eq 0 ]] && hostonly='' instmods $EARLYMOUNT_LUKS_MODULES
@@ -80,7 +114,7 @@ installkernel() {
     [[ -n $drivers ]] && return 0
     local host_modules
     if [[ $hostonly ]]; then
-        if host_modules=$("$(earlymount_binary)" initramfs --host-only --print-modules --moddir "$srcmods"); then
+        if host_modules=$("$(earlymount_host_command "$(earlymount_binary)")" initramfs --host-only --print-modules --moddir "$srcmods"); then
             # shellcheck disable=SC2086
             hostonly='' instmods $host_modules
             return 0
@@ -111,6 +145,16 @@ install() {
         dinfo "earlymount: with the LUKS helper: $earlymount_luks_why"
         inst_simple "$earlymount_luks_bin" /usr/lib/earlymount/earlymount-luks || {
             dfatal "earlymount: unable to install $earlymount_luks_bin"
+            return 1
+        }
+    fi
+    r=0
+    earlymount_lvm || r=$?
+    [[ $r -eq 2 ]] && return 1
+    if [[ $r -eq 0 ]]; then
+        dinfo "earlymount: with lvm: $earlymount_lvm_why"
+        inst_simple "$earlymount_lvm_bin" /usr/lib/earlymount/lvm || {
+            dfatal "earlymount: unable to install $earlymount_lvm_bin"
             return 1
         }
     fi
