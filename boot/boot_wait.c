@@ -51,6 +51,15 @@ static void wait_for_shares(struct boot *b)
 	}
 }
 
+/* A root (or /usr) named on the command line and not found may lie inside a volume the
+ * command line lists (LVM on LUKS): those are unlocked as they appear. Not for discovery,
+ * whose LUKS partitions are unlocked by the plan under their roles' names. */
+static bool listed_volumes_may_hold_it(const struct options *o)
+{
+	return o->luks.enabled && o->luks.n_volumes > 0 &&
+	       (o->root_kind == ROOT_DEVICE || (o->usr && o->usr_share == SHARE_NONE));
+}
+
 static void make_plan(struct boot *b, struct devices *d)
 {
 	b->plan_result = plan_build(&(struct plan_input){ &b->opts, &d->disks, &b->machine,
@@ -65,8 +74,7 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 	struct boot *b = data;
 
 	make_plan(b, d);
-	/* no root yet: it may lie inside a volume the command line lists (LVM on LUKS) */
-	if (b->plan_result == -ENOENT && b->opts.luks.enabled && b->opts.luks.n_volumes > 0) {
+	if (b->plan_result == -ENOENT && listed_volumes_may_hold_it(&b->opts)) {
 		int r = boot_unlock_listed(b);
 
 		if (r < 0) {
