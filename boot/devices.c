@@ -31,7 +31,7 @@
 #define KERNEL_UEVENT_GROUP 1
 #define USB_RECHECK_MS 100
 
-static int scan_block_devices(struct devices *d);
+static int scan_block_devices(struct devices *d, bool only_new);
 
 int devices_open(struct devices *d, struct modules *m, const struct probe_filter *filter)
 {
@@ -62,7 +62,7 @@ int devices_open(struct devices *d, struct modules *m, const struct probe_filter
 		goto out;
 	}
 	/* What built-in drivers made before we listened; every later disk sends an event */
-	r = scan_block_devices(d);
+	r = scan_block_devices(d, false);
 	if (r < 0)
 		log_warn("unable to list /sys/class/block: %s", strerror(-r));
 	r = 0;
@@ -204,7 +204,8 @@ out:
 	return r;
 }
 
-static int scan_block_devices(struct devices *d)
+/* Probes the whole disks in sysfs: all of them, or with only_new those not probed yet. */
+static int scan_block_devices(struct devices *d, bool only_new)
 {
 	DIR *dir = opendir("/sys/class/block");
 	struct dirent *de;
@@ -220,6 +221,9 @@ static int scan_block_devices(struct devices *d)
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/block/%s/partition", de->d_name);
 		if (access(path, F_OK) == 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		if (only_new && find_disk(d, path))
 			continue;
 		probe_whole_disk(d, de->d_name);
 	}
@@ -349,7 +353,7 @@ static void drain_uevents_once(struct devices *d, struct batch *b)
 		b->pending_overflow = true;
 	}
 	if (b->pending_overflow) {
-		scan_block_devices(d);
+		scan_block_devices(d, false);
 		b->disks_changed = true;
 	}
 	for (size_t i = 0; i < b->n_pending && !b->pending_overflow; i++)
@@ -506,7 +510,7 @@ out:
 
 void devices_rescan(struct devices *d)
 {
-	int r = scan_block_devices(d);
+	int r = scan_block_devices(d, true);
 
 	if (r < 0)
 		log_warn("unable to list /sys/class/block: %s", strerror(-r));

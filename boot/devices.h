@@ -50,7 +50,7 @@ void devices_report(const struct devices *d);
  * devices from it (an LVM physical volume's volume group activated), and the uevents of what
  * they make are read before the wait asks again. */
 void devices_on_probed(struct devices *d, devices_probed_fn *fn, void *data);
-/* Probes every block device in sysfs again: after a time in which their events were dropped
- * (devices_load_modules()). */
+/* Probes the block devices in sysfs that no probe has seen yet: after a time in which their
+ * events were dropped (devices_load_modules()). */
 void devices_rescan(struct devices *d);
 void devices_close(struct devices *d);

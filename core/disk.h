@@ -79,7 +79,8 @@ uint64_t part_end(const struct part *part);
 const struct part *disk_find_overlap(const struct disk *disk, const struct part *part);
 
 /* Finds the partition a device spec names — a /dev path (/dev/mapper/NAME and /dev/VG/LV for
- * a device-mapper device and a logical volume), PARTUUID=, PARTLABEL=, UUID=, LABEL= — and its disk (either out pointer may be NULL). UUIDs compare case-insensitively.
+ * a device-mapper device and a logical volume), PARTUUID=, PARTLABEL=, UUID=, LABEL= — and
+ * its disk (either out pointer may be NULL). UUIDs compare case-insensitively.
  * 0; -ENOENT when none matches; -ENOTUNIQ when several do (never pick one silently). */
 int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
 		  const struct disk **disk);

@@ -237,7 +237,7 @@ int plan_add_listed_volumes(struct planner *p)
 
 	for (size_t i = 0; l->enabled && i < l->n_volumes && r == 0; i++) {
 		const struct luks_volume *v = &l->volumes[i];
-		const struct part *part = NULL;
+		const struct part *part = NULL, *open;
 		const struct disk *disk = NULL;
 		bool optional = false;
 
@@ -263,14 +263,15 @@ int plan_add_listed_volumes(struct planner *p)
 		}
 		if (already_unlocked(p, part))
 			continue;
-		volume_name(v, name, sizeof(name));
 		/* at boot, a listed volume is unlocked as soon as it appears (LVM on LUKS: the
 		 * root inside it cannot be found before) */
-		if (disk_set_find_unlocked(p->disks, v->uuid)) {
+		open = disk_set_find_unlocked(p->disks, v->uuid);
+		if (open) {
 			plan_note(p, "rd.luks.uuid=%s: unlocked already, as %s/%s", v->uuid, DM_MAPPER_DIR,
-				  disk_set_find_unlocked(p->disks, v->uuid)->dm_name);
+				  open->dm_name);
 			continue;
 		}
+		volume_name(v, name, sizeof(name));
 		r = add_unlock(p, part, disk, spec, name, name, false, mapper, sizeof(mapper),
 			       &optional);
 	}

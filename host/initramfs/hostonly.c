@@ -23,18 +23,21 @@ static const struct fs_extra {
 };
 
 /* dm/uuid prefixes of the targets that need a module (cryptsetup's and earlymount's own) */
+enum dm_need { NEED_NONE, NEED_LUKS, NEED_VERITY, NEED_LVM };
+
 static const struct dm_kind {
 	const char *uuid_prefix;
 	const char *module;  /* NULL: a stack earlymount does not assemble */
+	enum dm_need need;   /* what the image needs besides the module */
 	const char *what;    /* for messages */
 } dm_kinds[] = {
-	{ "CRYPT-VERITY-", "dm_verity", "dm-verity" },
-	{ "CRYPT-LUKS", "dm_crypt", "LUKS" },
-	{ "CRYPT-PLAIN-", "dm_crypt", "plain dm-crypt" },
-	{ "LVM-", "dm_mod", "LVM" },
-	{ "mpath-", NULL, "multipath (dm-multipath)" },
-	{ "CRYPT-INTEGRITY-", NULL, "dm-integrity" },
-	{ "part", NULL, "kpartx partitions" },
+	{ "CRYPT-VERITY-", "dm_verity", NEED_VERITY, "dm-verity" },
+	{ "CRYPT-LUKS", "dm_crypt", NEED_LUKS, "LUKS" },
+	{ "CRYPT-PLAIN-", "dm_crypt", NEED_LUKS, "plain dm-crypt" },
+	{ "LVM-", "dm_mod", NEED_LVM, "LVM" },
+	{ "mpath-", NULL, NEED_NONE, "multipath (dm-multipath)" },
+	{ "CRYPT-INTEGRITY-", NULL, NEED_NONE, "dm-integrity" },
+	{ "part", NULL, NEED_NONE, "kpartx partitions" },
 };
 
 /* Filesystems whose root needs a network, or a module and tools earlymount does not run. */
@@ -97,12 +100,9 @@ static int add_dm(const struct hostonly_mount *m, const struct hostonly_device *
 		goto out;
 	}
 	r = add_name(c, kind->module);
-	if (streq(kind->module, "dm_crypt"))
-		c->luks = true;
-	else if (streq(kind->module, "dm_verity"))
-		c->verity = true;
-	else
-		c->lvm = true;
+	c->luks = c->luks || kind->need == NEED_LUKS;
+	c->verity = c->verity || kind->need == NEED_VERITY;
+	c->lvm = c->lvm || kind->need == NEED_LVM;
 out:
 	return r;
 }

@@ -39,7 +39,7 @@ struct hostonly_choice {
 	bool luks;   /* a dm-crypt device is in a chain: the image needs the LUKS helper */
 	bool verity; /* a dm-verity device is in a chain */
 	bool lvm;    /* an LVM2 logical volume is in a chain: the image needs lvm */
-	/* what earlymount cannot assemble, in words ("/ is on md RAID (md0, raid1)"); "" when
+	/* what earlymount cannot assemble, in words ("/ is on md RAID, raid1 (md0)"); "" when
 	 * every device in the chains is one it can */
 	char unsupported[2 * HOSTONLY_NAME_MAX];
 };
