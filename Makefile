@@ -12,6 +12,8 @@ ZSTD_ROOT ?= build/zstd
 # So are libcryptsetup and libdevmapper, for the LUKS helper alone.
 CRYPTSETUP_ROOT ?= build/cryptsetup
 LVM2_ROOT       ?= build/lvm2
+# And mdadm, for images made with --md.
+MDADM_ROOT      ?= build/mdadm
 
 TRIPLET_x86_64  := x86_64-linux-gnu
 TRIPLET_aarch64 := aarch64-linux-gnu
@@ -74,10 +76,11 @@ kmod_inc   = $(KMOD_ROOT)/$(1)
 zstd_lib   = $(ZSTD_ROOT)/$(1)/lib/libzstd.a
 sys_libs   = $(foreach l,blkid lzma,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
 
-.PHONY: all luks lvm deps size check check-unit check-plan check-qemu demo clean distclean
-all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount $(BUILD)/$(a)/earlymount-init) luks lvm
+.PHONY: all luks lvm md deps size check check-unit check-plan check-qemu demo clean distclean
+all: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount $(BUILD)/$(a)/earlymount-init) luks lvm md
 luks: $(foreach a,$(ARCHES),$(BUILD)/$(a)/earlymount-luks)
 lvm: $(foreach a,$(ARCHES),$(BUILD)/$(a)/lvm)
+md: $(foreach a,$(ARCHES),$(BUILD)/$(a)/mdadm)
 
 deps:
 	@sh .ci/deps
@@ -193,7 +196,23 @@ $(LVM2_ROOT)/src/.fetched:
 	$(call apt_source,lvm2,$(LVM2_ROOT))
 	@touch $@
 
+# mdadm, static, for images made with --md (earlymount runs it to assemble md arrays): from
+# Debian's source, built in a copy of it per arch (its Makefile builds in its tree), without
+# libudev (mdadm then makes /dev/mdN and the /dev/md/NAME links itself), its map file in
+# /run/mdadm as Debian's. Built once, like lvm: after changing a flag, remove $(MDADM_ROOT)/<arch>.
+MDADM_FLAGS = CXFLAGS="-Os -DNO_LIBUDEV" RUN_DIR=/run/mdadm
+mdadm_tool = $(MDADM_ROOT)/$(1)/mdadm.static
+
+$(MDADM_ROOT)/src/.fetched:
+	$(call apt_source,mdadm,$(MDADM_ROOT))
+	@touch $@
+
 define luks_lib_rules
+$(call mdadm_tool,$(1)): $(MDADM_ROOT)/src/.fetched
+	@echo "mdadm: building the static mdadm for $(1)"
+	@rm -rf $(MDADM_ROOT)/$(1) && mkdir -p $(MDADM_ROOT)/$(1) && cp -a $(MDADM_ROOT)/src/. $(MDADM_ROOT)/$(1)/
+	+@$(MAKE) -s -C $(MDADM_ROOT)/$(1) mdadm.static CC=$(CC_$(1)) $(MDADM_FLAGS) $(call luks_log,$(MDADM_ROOT)/$(1)/make)
+
 $(call dm_lib,$(1)): $(LVM2_ROOT)/src/.fetched
 	@echo "lvm2: building static libdevmapper for $(1)"
 	@rm -rf $(LVM2_ROOT)/$(1) && mkdir -p $(LVM2_ROOT)/$(1)
@@ -241,6 +260,11 @@ $(BUILD)/$(1)/lvm: $(call lvm_tool,$(1))
 	@mkdir -p $$(@D)
 	$(call say,STRIP,$$@) $(STRIP_$(1)) -o $$@ $$<
 
+# mdadm, stripped (what images get as /usr/lib/earlymount/mdadm).
+$(BUILD)/$(1)/mdadm: $(call mdadm_tool,$(1))
+	@mkdir -p $$(@D)
+	$(call say,STRIP,$$@) $(STRIP_$(1)) -o $$@ $$<
+
 # The LUKS helper: one source of its own, and none of earlymount's objects.
 $(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c luks/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
 	@mkdir -p $$(@D)
@@ -276,6 +300,7 @@ size: all
 		printf '%-8s %8d bytes (earlymount-init, PID 1 alone, static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount-init); \
 		printf '%-8s %8d bytes (earlymount-luks, static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/earlymount-luks); \
 		printf '%-8s %8d bytes (lvm, lvm2 2.03 static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/lvm); \
+		printf '%-8s %8d bytes (mdadm, mdadm 4.2 static, stripped)\n' $$a $$(stat -c %s $(BUILD)/$$a/mdadm); \
 	done
 
 # ---- issue 14: real systems (Debian with systemd, busybox init) booted through earlymount ----
@@ -506,15 +531,15 @@ demo: deps all
 
 # Kept, like the libraries: the Debian trees of check-realsys ($(BUILD)/debian, minutes to make).
 clean:
-	rm -rf $(filter-out $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT) $(BUILD)/debian,$(wildcard $(BUILD)/*))
+	rm -rf $(filter-out $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT) $(MDADM_ROOT) $(BUILD)/debian,$(wildcard $(BUILD)/*))
 
 distclean:
-	rm -rf $(BUILD) $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT)
+	rm -rf $(BUILD) $(KMOD_ROOT) $(ZSTD_ROOT) $(MUSL_ROOT) $(CRYPTSETUP_ROOT) $(LVM2_ROOT) $(MDADM_ROOT)
 
 # ---- issue 6 (hooks): install layout, generator hooks, man page ----
 # `make install DESTDIR=… PREFIX=…`: the host binary, the PID-1 binary as the generators' /init
 # (lib/earlymount/init, where `earlymount initramfs` takes it from too), beside it the LUKS helper (where `earlymount initramfs --luks` and the hooks look
-# for it) and lvm2's static lvm (--lvm) and the shell functions the hooks share, each generator's hook in its own
+# for it), lvm2's static lvm (--lvm), mdadm (--md) and the shell functions the hooks share, each generator's hook in its own
 # directory, the man page and the docs. INSTALL_ARCH picks the binaries (default: the
 # host's; aarch64 for an arm64 package built here).
 PREFIX       ?= /usr
@@ -524,11 +549,13 @@ INSTALL_BIN   = $(BUILD)/$(INSTALL_ARCH)/earlymount
 INSTALL_INIT  = $(BUILD)/$(INSTALL_ARCH)/earlymount-init
 INSTALL_LUKS  = $(BUILD)/$(INSTALL_ARCH)/earlymount-luks
 INSTALL_LVM   = $(BUILD)/$(INSTALL_ARCH)/lvm
+INSTALL_MDADM = $(BUILD)/$(INSTALL_ARCH)/mdadm
 INSTALLED = \
 	$(PREFIX)/bin/earlymount \
 	$(PREFIX)/lib/earlymount/init \
 	$(PREFIX)/lib/earlymount/earlymount-luks \
 	$(PREFIX)/lib/earlymount/lvm \
+	$(PREFIX)/lib/earlymount/mdadm \
 	$(PREFIX)/lib/earlymount/luks-functions \
 	$(PREFIX)/lib/dracut/modules.d/99earlymount/module-setup.sh \
 	$(PREFIX)/share/initramfs-tools/hooks/earlymount \
@@ -556,11 +583,12 @@ install_hook = install -d $(DESTDIR)$(dir $(3)) && \
 	chmod $(1) $(DESTDIR)$(3)
 
 .PHONY: install uninstall check-hooks check-man
-install: $(INSTALL_BIN) $(INSTALL_INIT) $(INSTALL_LUKS) $(INSTALL_LVM)
+install: $(INSTALL_BIN) $(INSTALL_INIT) $(INSTALL_LUKS) $(INSTALL_LVM) $(INSTALL_MDADM)
 	install -D -m 0755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/earlymount
 	install -D -m 0755 $(INSTALL_INIT) $(DESTDIR)$(PREFIX)/lib/earlymount/init
 	install -D -m 0755 $(INSTALL_LUKS) $(DESTDIR)$(PREFIX)/lib/earlymount/earlymount-luks
 	install -D -m 0755 $(INSTALL_LVM) $(DESTDIR)$(PREFIX)/lib/earlymount/lvm
+	install -D -m 0755 $(INSTALL_MDADM) $(DESTDIR)$(PREFIX)/lib/earlymount/mdadm
 	install -D -m 0644 hooks/luks-functions $(DESTDIR)$(PREFIX)/lib/earlymount/luks-functions
 	$(call install_hook,0755,hooks/dracut/99earlymount/module-setup.sh,$(PREFIX)/lib/dracut/modules.d/99earlymount/module-setup.sh)
 	$(call install_hook,0755,hooks/initramfs-tools/hooks/earlymount,$(PREFIX)/share/initramfs-tools/hooks/earlymount)
@@ -584,7 +612,7 @@ deb: deps all
 	@for a in $(DEB_ARCHES); do \
 		rm -rf $(BUILD)/deb/$$a && \
 		$(MAKE) -s install PREFIX=/usr DESTDIR=$(abspath $(BUILD))/deb/$$a INSTALL_ARCH=$$a && \
-		DEB_SOURCES="$(KMOD_ROOT)/src $(ZSTD_ROOT)/src $(CRYPTSETUP_ROOT)/src $(LVM2_ROOT)/src" \
+		DEB_SOURCES="$(KMOD_ROOT)/src $(ZSTD_ROOT)/src $(CRYPTSETUP_ROOT)/src $(LVM2_ROOT)/src $(MDADM_ROOT)/src" \
 			sh hooks/debian/mkdeb $(BUILD)/deb/$$a $$a $(VERSION) $(BUILD) || exit 1; \
 	done
 

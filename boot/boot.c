@@ -114,6 +114,16 @@ static bool probe_async_ok(const struct boot *b)
 	return boot_plan_pinned(b) && !has_pre_discover_hooks();
 }
 
+/* What a probe recognised goes to each storage stack: an md member to mdadm, an LVM physical
+ * volume to lvm. */
+static void stacks_probed(const struct part *part, void *data)
+{
+	struct boot *b = data;
+
+	md_probed(part, &b->md);
+	lvm_probed(part, &b->lvm);
+}
+
 static int stage_modules(struct boot *b)
 {
 	static struct probe_filter filter = { wants_filesystem, NULL };
@@ -134,7 +144,9 @@ static int stage_modules(struct boot *b)
 		return boot_fail(b, r, "unable to listen to kernel uevents: %s", strerror(-r));
 	/* the storage stacks assemble as their members appear */
 	b->lvm = (struct lvm_boot){ .opts = &b->opts, .modules = &b->modules };
-	devices_on_probed(&b->devices, lvm_probed, &b->lvm);
+	b->md = (struct md_boot){ .opts = &b->opts, .modules = &b->modules,
+				  .root_wait_sec = boot_plan_timeout_ms(&b->opts) / 1000 };
+	devices_on_probed(&b->devices, stacks_probed, b);
 	/* Drivers load side by side until the plan is made: the disk's need not wait behind
 	 * a controller's that probes empty ports. Those of devices that hold no disk wait for
 	 * the plan: with one CPU they would slow the disks' (see modalias.c). */

@@ -9,6 +9,7 @@
 #include "devices.h"
 #include "fallback.h"
 #include "lvm_activate.h"
+#include "md_assemble.h"
 #include "modules.h"
 #include "plan.h"
 #include "systemd_handoff.h"
@@ -24,10 +25,17 @@ struct boot {
 	struct modules modules;
 	struct devices devices;
 	struct lvm_boot lvm;
+	struct md_boot md;
 	struct machine machine;
 	struct plan plan;
 	int plan_result;
 	bool wait_announced;
+	/* the wait for the plan goes in slices (see boot_wait.c): whether this one has an md
+	 * array's degraded timer; that it ended to be made again (an array began to wait, or
+	 * time went to a passphrase); the time the wait did not count (the passphrases) */
+	bool wait_has_md_timer;
+	bool wait_restart;
+	double wait_paused_sec;
 	double plan_counted_sec;  /* when the plan was taken: discovery's tail after settling */
 	struct timings timings;
 	struct fallback fallback; /* partitions that failed at this boot, passed over since */

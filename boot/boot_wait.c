@@ -7,6 +7,7 @@
 #include "execute.h"
 #include "log.h"
 #include "share.h"
+#include "timing.h"
 #include "util.h"
 
 /* While other drivers still load, the filesystems a plan would mount load beside them. */
@@ -73,8 +74,14 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 {
 	struct boot *b = data;
 
+	/* a member added since the slice began may have started an array's degraded timer */
+	if (!b->wait_has_md_timer && md_degraded_due_ms(&b->md) >= 0) {
+		b->wait_restart = true;
+		return true;
+	}
 	make_plan(b, d);
 	if (b->plan_result == -ENOENT && listed_volumes_may_hold_it(&b->opts)) {
+		double began = timing_now();
 		int r = boot_unlock_listed(b);
 
 		if (r < 0) {
@@ -82,7 +89,13 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 			b->unlock_failed = true;
 			return true;
 		}
+		/* the root's wait does not count the time a passphrase took to type */
+		b->wait_paused_sec += timing_now() - began;
 		make_plan(b, d);
+		if (b->plan_result == -ENOENT) {
+			b->wait_restart = true;
+			return true;
+		}
 	}
 	if (b->plan_result == 0)
 		wait_for_shares(b);
@@ -112,6 +125,35 @@ static bool never_ready(struct devices *d, bool settled, void *data)
 	return false;
 }
 
+/* devices_wait() for the plan, in slices that end when an md array missing members is due to
+ * start degraded (it is started then), when one begins to wait (its timer is taken into the
+ * next slice), or after a passphrase was asked (its time is added to the wait); the wait goes
+ * on for what is left of timeout_ms. */
+static int wait_in_slices(struct boot *b, int timeout_ms)
+{
+	double end = timeout_ms < 0 ? -1 : timing_now() + timeout_ms / 1000.0;
+	int r, left, slice, due;
+	bool again;
+
+	do {
+		if (end >= 0)
+			end += b->wait_paused_sec;
+		b->wait_paused_sec = 0;
+		left = end < 0 ? -1 : (int)((end - timing_now()) * 1000);
+		if (end >= 0 && left < 0)
+			left = 0;
+		due = md_degraded_due_ms(&b->md);
+		slice = due >= 0 && (left < 0 || due < left) ? due : left;
+		b->wait_has_md_timer = due >= 0;
+		b->wait_restart = false;
+		r = devices_wait(&b->devices, slice, plan_ready, b);
+		if (r == -ETIMEDOUT && slice != left && md_degraded_due_ms(&b->md) == 0)
+			md_start_degraded(&b->md);
+		again = (r == -ETIMEDOUT && slice != left) || (r == 0 && b->wait_restart);
+	} while (again);
+	return r;
+}
+
 int boot_stage_wait_for_plan(struct boot *b)
 {
 	int timeout_ms = boot_plan_timeout_ms(&b->opts);
@@ -127,7 +169,7 @@ int boot_stage_wait_for_plan(struct boot *b)
 					     ? timeout_ms - b->opts.rootdelay_sec * 1000
 					     : 0;
 	}
-	r = devices_wait(&b->devices, timeout_ms, plan_ready, b);
+	r = wait_in_slices(b, timeout_ms);
 	if (r == -ETIMEDOUT && b->plan_result == 0) {
 		/* a driver stuck in its init must not hold a boot whose root is there */
 		if (modules_loading(&b->modules) > 0)

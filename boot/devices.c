@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "paths.h"
 #include "log.h"
 #include "probe.h"
 #include "sysfs.h"
@@ -138,6 +139,32 @@ static void read_dm_names(const char *name, struct disk *disk)
 	(void)sysfs_read_line_at(AT_FDCWD, path, whole->dm_uuid, sizeof(whole->dm_uuid));
 }
 
+/* A whole md array gets its name from the link mdadm made for it, /dev/md/NAME. */
+static void read_md_name(const char *name, struct disk *disk)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct part *whole = disk->n_parts == 1 && disk->parts[0].number == PART_WHOLE_DEVICE
+				     ? &disk->parts[0]
+				     : NULL;
+	DIR *dir;
+	struct dirent *de;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/md", name);
+	if (!whole || access(path, F_OK) < 0 || !(dir = opendir(MD_DEV_DIR)))
+		return;
+	while ((de = readdir(dir)) && !whole->md_name[0]) {
+		snprintf(path, sizeof(path), MD_DEV_DIR "/%s", de->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (streq(strrchr(target, '/') ? strrchr(target, '/') + 1 : target, name))
+			COPY_STR(whole->md_name, de->d_name);
+	}
+	closedir(dir);
+}
+
 /* What a probe recognised, for the storage stacks to assemble from (see devices_on_probed). */
 static void announce_probed(struct devices *d, const struct disk *disk)
 {
@@ -179,6 +206,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 	disk->removable = sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) && streq(value, "1");
 	drop_partitions_without_node(disk);
 	read_dm_names(name, disk);
+	read_md_name(name, disk);
 	slot = find_disk(d, node);
 	if (slot) {
 		disk_release(slot);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -19,7 +18,6 @@
 /* Where the image keeps checkers: `earlymount initramfs` puts them in /usr/sbin. */
 static const char *const fsck_dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin" };
 
-#define LINE_MAX_SHOWN 160
 /* A checker answering every question with -n can print a line per inode: the console gets
  * this many, the tail is kept whatever the count. */
 #define LINES_LOGGED 200
@@ -27,10 +25,8 @@ static const char *const fsck_dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin
 
 struct output {
 	const char *program;
-	char line[LINE_MAX_SHOWN];
-	size_t len;
 	unsigned logged;
-	char tail[FSCK_TAIL_LINES][LINE_MAX_SHOWN];
+	char tail[FSCK_TAIL_LINES][CHILD_LINE_MAX];
 	unsigned n_lines;
 };
 
@@ -46,29 +42,18 @@ static int find_checker(const struct fsck_checker *c, char *out, size_t size)
 	return r;
 }
 
-static void line_end(struct output *o)
+/* A line of the checker's: logged, and kept for the tail. For child_run_lines(). */
+static void output_line(const char *line, void *data)
 {
-	if (o->len == 0)
-		return;
-	o->line[o->len] = '\0';
+	struct output *o = data;
+
 	if (o->logged < LINES_LOGGED)
-		log_info("%s: %s", o->program, o->line);
+		log_info("%s: %s", o->program, line);
 	else if (o->logged == LINES_LOGGED)
 		log_info("%s: … (its further lines are not shown)", o->program);
 	o->logged++;
-	COPY_STR(o->tail[o->n_lines % FSCK_TAIL_LINES], o->line);
+	COPY_STR(o->tail[o->n_lines % FSCK_TAIL_LINES], line);
 	o->n_lines++;
-	o->len = 0;
-}
-
-static void output_add(struct output *o, const char *buf, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (buf[i] == '\n' || buf[i] == '\r')
-			line_end(o);
-		else if (o->len < sizeof(o->line) - 1)
-			o->line[o->len++] = buf[i];
-	}
 }
 
 static void output_tail(const struct output *o, char *out, size_t size)
@@ -82,25 +67,6 @@ static void output_tail(const struct output *o, char *out, size_t size)
 					 o->tail[i % FSCK_TAIL_LINES]);
 }
 
-/* Reads the child's output until it closes, then waits for it: its exit code, -1 when it was
- * killed (or could not be waited for). */
-static int collect(pid_t pid, int fd, struct output *o)
-{
-	char buf[512];
-	ssize_t n;
-	int status = 0;
-
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		output_add(o, buf, (size_t)n);
-	}
-	line_end(o);
-	return child_wait(pid, &status) == 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 int fsck_run(const char *device, const char *fstype, const char *options,
 	     struct fsck_result *result)
 {
@@ -108,9 +74,6 @@ int fsck_run(const char *device, const char *fstype, const char *options,
 	const struct fsck_checker *c = fsck_checker_for(fstype);
 	const char *argv[ARGV_MAX];
 	char words[64];
-	int fds[2] = { -1, -1 };
-	int null;
-	pid_t pid;
 	int r = c ? 0 : -EOPNOTSUPP;
 
 	memset(result, 0, sizeof(*result));
@@ -119,29 +82,18 @@ int fsck_run(const char *device, const char *fstype, const char *options,
 	if (r == 0)
 		r = fsck_argv(c, result->checker, options, device, words, sizeof(words), argv,
 			      ARRAY_SIZE(argv));
-	if (r == 0 && pipe2(fds, O_CLOEXEC) < 0)
-		r = -errno;
 	if (r < 0)
 		goto out;
 	memset(&o, 0, sizeof(o));
 	o.program = strrchr(result->checker, '/') + 1;
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	r = child_start(&(struct child_spec){ .argv = argv, .in = null, .out = fds[1], .err = fds[1],
-					     .exec_failed = 127 },
-			&pid);
-	if (null >= 0)
-		close(null);
-	if (r < 0)
-		goto out;
-	close(fds[1]);
-	fds[1] = -1;
-	result->status = collect(pid, fds[0], &o);
-	result->verdict = fsck_verdict(result->status);
-	output_tail(&o, result->tail, sizeof(result->tail));
+	r = child_run_lines(&(struct child_spec){ .argv = argv, .exec_failed = 127 }, output_line, &o);
+	if (r == -EINTR || r >= 0) {
+		result->status = r < 0 ? -1 : r;
+		result->verdict = fsck_verdict(result->status);
+		output_tail(&o, result->tail, sizeof(result->tail));
+		r = 0;
+	}
 out:
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
 	return r;
 }
 

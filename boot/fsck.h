@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "child.h"
 #include "fsck_rules.h"
 
 /* fsck_check()'s answer when the checker repaired errors and asks for a reboot (exit 2 or 3).
@@ -16,7 +17,7 @@ struct fsck_result {
 	enum fsck_verdict verdict;
 	int status;                            /* the exit code, -1 when killed */
 	char checker[64];                      /* the program's path in the image */
-	char tail[FSCK_TAIL_LINES * 160];      /* its last lines, newline-separated */
+	char tail[FSCK_TAIL_LINES * CHILD_LINE_MAX]; /* its last lines, newline-separated */
 };
 
 /* Runs the checker of fstype in the image on device with options, its output logged line by

@@ -4,10 +4,8 @@
  * the /dev/VG/LV links itself (DM_DISABLE_UDEV); the logical volumes' own uevents then bring
  * them to the probes, and root=/dev/mapper/VG-LV, /dev/VG/LV or UUID= finds them there. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -24,8 +22,6 @@
 	"devices { obtain_device_list_from_udev = 0 external_device_info_source = \"none\" "   \
 	"use_devicesfile = 0 } "                                                               \
 	"activation { udev_sync = 0 udev_rules = 0 monitoring = 0 "
-
-#define LVM_OUTPUT_MAX 4096
 
 /* dm_mod (a module in most distributions' kernels) and the --config text, once. */
 static void lvm_prepare(struct lvm_boot *l)
@@ -46,72 +42,13 @@ static void lvm_prepare(struct lvm_boot *l)
 	l->prepared = true;
 }
 
-/* Logs what lvm printed, a line at a time, as a warning when it failed. */
-static void log_output(char *text, bool failed)
-{
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		while (is_space(*line))
-			line++;
-		if (!*line)
-			continue;
-		if (failed)
-			log_warn("lvm: %s", line);
-		else
-			log_info("lvm: %s", line);
-	}
-}
-
 /* Runs lvm with argv, its output (both streams) logged. Its exit code, or -errno. */
-static int lvm_run(const char *const *argv)
+static int lvm_run(const char *const *argv, struct child_log *out)
 {
 	static const char *const env[] = { "DM_DISABLE_UDEV=1", "LVM_SUPPRESS_FD_WARNINGS=1", NULL };
-	static char text[LVM_OUTPUT_MAX];
-	size_t len = 0;
-	int fds[2], null = -1, status = 0;
-	ssize_t n;
-	pid_t pid;
-	int r = pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
 
-	if (r < 0)
-		goto out;
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	r = child_start(&(struct child_spec){ .argv = argv, .in = null, .out = fds[1], .err = fds[1],
-					     .exec_failed = 127, .env = env },
-			&pid);
-	close(fds[1]);
-	if (null >= 0)
-		close(null);
-	if (r < 0) {
-		close(fds[0]);
-		goto out;
-	}
-	while ((n = read(fds[0], text + len, sizeof(text) - 1 - len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		len += (size_t)n;
-		if (len == sizeof(text) - 1)
-			len = 0; /* only the tail is kept: lvm says what went wrong last */
-	}
-	text[len] = '\0';
-	close(fds[0]);
-	r = child_wait(pid, &status) < 0 ? -ECHILD : WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
-	log_output(text, r != 0);
-out:
-	return r;
-}
-
-/* Whether part was scanned already; if not, it is recorded as scanned now. */
-static bool scanned_before(struct lvm_boot *l, const struct part *part)
-{
-	for (unsigned i = 0; i < l->scans && i < LVM_SCANNED_MAX; i++)
-		if (streq(l->scanned[i], part->devpath))
-			return true;
-	if (l->scans < LVM_SCANNED_MAX)
-		COPY_STR(l->scanned[l->scans], part->devpath);
-	l->scans++;
-	return false;
+	return child_run_lines(&(struct child_spec){ .argv = argv, .exec_failed = 127, .env = env },
+			       child_log_line, out);
 }
 
 void lvm_probed(const struct part *part, void *data)
@@ -119,6 +56,7 @@ void lvm_probed(const struct part *part, void *data)
 	struct lvm_boot *l = data;
 	const char *argv[] = { EARLYMOUNT_LVM, "pvscan", "--cache", "--activate", "ay", "--config",
 			       l->config, part->devpath, NULL };
+	struct child_log out = { .prefix = "lvm: " };
 	int r;
 
 	if (!streq(part->fstype, "LVM2_member"))
@@ -132,13 +70,16 @@ void lvm_probed(const struct part *part, void *data)
 		l->said_off = true;
 		return;
 	}
-	if (scanned_before(l, part))
+	if (name_list_has(&l->scanned, part->devpath) || name_list_add(&l->scanned, part->devpath) < 0)
 		return;
 	if (!l->prepared)
 		lvm_prepare(l);
 	log_debug("lvm: scanning %s", part->devpath);
-	r = lvm_run(argv);
-	if (r != 0)
-		log_warn("lvm: pvscan of %s failed (%s %d); its volume group may stay inactive",
-			 part->devpath, r < 0 ? "error" : "exit code", r < 0 ? -r : r);
+	r = lvm_run(argv, &out);
+	if (r < 0)
+		log_warn("lvm: unable to run lvm pvscan on %s: %s; its volume group stays inactive",
+			 part->devpath, strerror(-r));
+	else if (r > 0)
+		log_warn("lvm: pvscan of %s failed (exit code %d%s%s); its volume group may stay "
+			 "inactive", part->devpath, r, out.last[0] ? ": " : "", out.last);
 }

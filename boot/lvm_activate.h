@@ -8,8 +8,7 @@
 #include "cmdline.h"
 #include "disk.h"
 #include "modules.h"
-
-#define LVM_SCANNED_MAX 64
+#include "name_list.h"
 
 struct lvm_boot {
 	const struct options *opts;
@@ -19,8 +18,7 @@ struct lvm_boot {
 	char config[1024];  /* lvm's --config for the initramfs */
 	/* the physical volumes handed to lvm: a device probed again (a change event, a rescan)
 	 * is not scanned twice */
-	char scanned[LVM_SCANNED_MAX][64];
-	unsigned scans;
+	struct name_list scanned;
 };
 
 /* A probe recognised part: when it is an LVM physical volume, lvm scans it and activates

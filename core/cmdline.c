@@ -28,6 +28,7 @@ enum list_id {
 	LIST_TMPFS,
 	LIST_LVM_VGS,
 	LIST_LVM_LVS,
+	LIST_MD_UUIDS,
 };
 
 /* One table for the parser and for cmdline_known_keys[]. */
@@ -66,6 +67,9 @@ enum list_id {
 	KEY("rd.lvm",                      FORM_OPTIONAL, cmdline_set_lvm,                 LIST_NONE)      \
 	KEY("rd.lvm.vg",                   FORM_LIST,     NULL,                            LIST_LVM_VGS)   \
 	KEY("rd.lvm.lv",                   FORM_LIST,     NULL,                            LIST_LVM_LVS)   \
+	KEY("rd.md",                       FORM_OPTIONAL, cmdline_set_md,                  LIST_NONE)      \
+	KEY("rd.md.uuid",                  FORM_LIST,     NULL,                            LIST_MD_UUIDS)  \
+	KEY("earlymount.md_degraded",      FORM_VALUE,    cmdline_set_md_degraded,         LIST_NONE)      \
 	KEY("fsck.mode",                   FORM_VALUE,    cmdline_set_fsck_mode,           LIST_NONE)      \
 	KEY("rd.fsck.mode",                FORM_VALUE,    cmdline_set_fsck_mode,           LIST_NONE)      \
 	KEY("fsck.repair",                 FORM_VALUE,    cmdline_set_fsck_repair,         LIST_NONE)      \
@@ -143,6 +147,8 @@ void options_init(struct options *opts)
 	opts->verity = true;
 	opts->luks.enabled = true;
 	opts->lvm.enabled = true;
+	opts->md.enabled = true;
+	opts->md.degraded_sec = -1;
 	opts->fallback = true;
 	opts->volatile_mode = VOLATILE_NO;
 	opts->timeout_sec = -1;
@@ -237,6 +243,8 @@ static const char **list_field(struct options *o, enum list_id list)
 		return &o->lvm.vgs;
 	case LIST_LVM_LVS:
 		return &o->lvm.lvs;
+	case LIST_MD_UUIDS:
+		return &o->md.uuids;
 	case LIST_NONE:
 		break;
 	}
@@ -344,7 +352,8 @@ static void append_list_param(struct parser *p, const char *key, const char *val
 static void join_lists(struct parser *p, const char *line)
 {
 	static const enum list_id lists[] = { LIST_ROOTFLAGS, LIST_USRFLAGS, LIST_MODULES, LIST_BLACKLIST,
-					      LIST_TMPFS, LIST_LVM_VGS, LIST_LVM_LVS };
+					      LIST_TMPFS, LIST_LVM_VGS, LIST_LVM_LVS,
+					      LIST_MD_UUIDS };
 
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
 		p->list = lists[i];

@@ -101,6 +101,15 @@ struct lvm_cmdline {
 	const char *lvs;         /* rd.lvm.lv=VG/LV joined with commas */
 };
 
+/* rd.md=, rd.md.uuid= (dracut's keys), earlymount.md_degraded=. */
+struct md_cmdline {
+	bool enabled;            /* rd.md=, default true: md arrays are assembled as their
+				  * members appear */
+	const char *uuids;       /* rd.md.uuid= joined with commas: only these arrays; NULL: all */
+	int degraded_sec;        /* earlymount.md_degraded=: how long an array waits for a missing
+				  * member before it starts degraded; 0: for ever; -1: the default */
+};
+
 /* Every string points into storage owned by the struct; NULL when the key was absent. */
 struct options {
 	enum root_kind root_kind;
@@ -123,6 +132,7 @@ struct options {
 	struct verity_spec verity_usr;
 	struct luks_cmdline luks;
 	struct lvm_cmdline lvm;
+	struct md_cmdline md;
 	enum volatile_mode volatile_mode;
 	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
 	enum fsck_mode fsck_mode;     /* fsck.mode= / rd.fsck.mode= (the later wins) */

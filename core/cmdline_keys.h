@@ -29,6 +29,9 @@ key_handler cmdline_set_luks, cmdline_set_luks_uuid, cmdline_set_luks_name, cmdl
 
 /* cmdline_stacks.c: rd.lvm= (rd.lvm.vg= and rd.lvm.lv= are lists). */
 key_handler cmdline_set_lvm;
+/* cmdline_stacks.c: rd.md= and earlymount.md_degraded= (rd.md.uuid= is a list). */
+key_handler cmdline_set_md;
+key_handler cmdline_set_md_degraded;
 
 /* cmdline_fsck.c: fsck.mode= and fsck.repair=. */
 key_handler cmdline_set_fsck_mode, cmdline_set_fsck_repair;

@@ -118,6 +118,8 @@ static bool part_matches(const struct part *p, const char *spec)
 		return p->fslabel[0] && streq(p->fslabel, v);
 	if ((v = startswith(spec, "/dev/mapper/")) && p->dm_name[0])
 		return streq(p->dm_name, v);
+	if ((v = startswith(spec, "/dev/md/")) && p->md_name[0])
+		return streq(p->md_name, v);
 	return (p->devpath[0] && streq(p->devpath, spec)) || lvm_path_matches(p, spec);
 }
 

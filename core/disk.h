@@ -32,6 +32,8 @@ struct part {
 	 * volume). */
 	char dm_name[128];
 	char dm_uuid[129];
+	/* A whole md array's name, /dev/md/NAME (the link mdadm makes); "" for others. */
+	char md_name[64];
 	/* A verity signature partition's root hash (its JSON's rootHash); "" when it is none, or
 	 * when its JSON is unusable, and then verity_sig_error says why. */
 	char verity_sig_hash[VERITY_HASH_HEX_MAX + 1];

@@ -19,3 +19,24 @@ int child_start(const struct child_spec *spec, pid_t *pid);
 
 /* Waits for pid, again after EINTR: 0 with *status (NULL: not wanted), or -errno. */
 int child_wait(pid_t pid, int *status);
+
+/* The longest line child_run_lines() hands on, its end included; longer ones are cut. */
+#define CHILD_LINE_MAX 160
+
+typedef void child_line_fn(const char *line, void *data);
+
+/* Runs spec's program with /dev/null as its input and both output streams into a pipe whose
+ * lines (split at '\n' or '\r', empty ones skipped) go to fn as they come; spec's in, out
+ * and err are not used. Then waits for it: its exit code, -EINTR when a signal killed it, or
+ * -errno when it could not be started or waited for. */
+int child_run_lines(const struct child_spec *spec, child_line_fn *fn, void *data);
+
+/* A tool's output in earlymount's log: child_log_line() logs each line (its leading blanks
+ * dropped) with prefix, unless the line begins with the prefix already, and keeps the last
+ * one for the warning when the tool fails. */
+struct child_log {
+	const char *prefix; /* "lvm: " */
+	char last[CHILD_LINE_MAX];
+};
+
+void child_log_line(const char *line, void *data);

@@ -11,3 +11,9 @@
 #define EFI_FIRMWARE_DIR "/sys/firmware/efi"
 /* lvm2's tool in an image made with --lvm: static, built from Debian's lvm2 source. */
 #define EARLYMOUNT_LVM "/usr/lib/earlymount/lvm"
+/* mdadm in an image made with --md: static, built from Debian's mdadm source. */
+#define EARLYMOUNT_MDADM "/usr/lib/earlymount/mdadm"
+/* Where mdadm links md arrays by name (/dev/md/NAME), without udev. */
+#define MD_DEV_DIR "/dev/md"
+/* mdadm's configuration, as Debian keeps it: the image gets the host's with --host-only. */
+#define MDADM_CONF "/etc/mdadm/mdadm.conf"

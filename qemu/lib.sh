@@ -96,6 +96,8 @@ build_initramfs() { # ARCH [VARIANT]
 	# lvm beside $lib_em, and dm_mod
 	lvm) set -- "$1" --no-fsck --lvm ;;
 	luks-lvm) set -- "$1" --no-fsck --luks --lvm ;;
+	# mdadm beside $lib_em, and md's modules
+	md) set -- "$1" --no-fsck --md ;;
 	# and a key file for rd.luks.key= (tests/fixtures/luks.key, the key of luks=file: disks)
 	luks-key) set -- "$1" --no-fsck --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
 	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
@@ -104,13 +106,14 @@ build_initramfs() { # ARCH [VARIANT]
 		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
 		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
 		[ "$lib_variant" = fsck ] || set -- "$@" --luks ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, fsck, luks-fsck, lvm, luks-lvm)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, fsck, luks-fsck, lvm, luks-lvm, md)"; return 1 ;;
 	esac
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
 		{ case $lib_variant in luks*) [ "$lib_img" -nt "$build/$1/earlymount-luks" ] ;; esac; } &&
-		{ case $lib_variant in *lvm*) [ "$lib_img" -nt "$build/$1/lvm" ] ;; esac; } && return 0
+		{ case $lib_variant in *lvm*) [ "$lib_img" -nt "$build/$1/lvm" ] ;; esac; } &&
+		{ case $lib_variant in md) [ "$lib_img" -nt "$build/$1/mdadm" ] ;; esac; } && return 0
 	lib_arch=$1
 	shift
 	"$build/$HOST_ARCH/earlymount" initramfs --moddir "$(kernel_moddir "$lib_arch")" --init "$lib_em" \

@@ -114,6 +114,23 @@ static const char *part_type_name(const struct part *part, char *buf, size_t siz
 	return buf;
 }
 
+/* A member of a storage stack holds what the boot assembles before it looks for the root:
+ * said beside its type, since the root may be inside (and a host's plan cannot look). */
+static const char *stack_member_name(const struct part *part)
+{
+	static const struct {
+		const char *fstype, *what;
+	} members[] = {
+		{ "LVM2_member", " (an LVM physical volume)" },
+		{ "linux_raid_member", " (an md RAID member)" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(members); i++)
+		if (streq(part->fstype, members[i].fstype))
+			return members[i].what;
+	return "";
+}
+
 void plan_describe_disk(struct text *t, const struct disk *disk)
 {
 	char name[48];
@@ -125,8 +142,9 @@ void plan_describe_disk(struct text *t, const struct disk *disk)
 		plan_text_add(t, "%s, %zu partition%s", disk->pttype, disk->n_parts,
 			      disk->n_parts == 1 ? "" : "s");
 	for (size_t i = 0; i < disk->n_parts; i++)
-		plan_text_add(t, "%s%s", i == 0 ? (disk->n_parts == 1 ? " of type " : " of types ") : ", ",
-			      part_type_name(&disk->parts[i], name, sizeof(name)));
+		plan_text_add(t, "%s%s%s", i == 0 ? (disk->n_parts == 1 ? " of type " : " of types ") : ", ",
+			      part_type_name(&disk->parts[i], name, sizeof(name)),
+			      stack_member_name(&disk->parts[i]));
 	if (disk->removable)
 		plan_text_add(t, " (removable)");
 }

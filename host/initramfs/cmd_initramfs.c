@@ -91,6 +91,13 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		printf("lvm: %s (%s, %s) as %s, with dm_mod\n", b->lvm_tool_found, arch_name(b->arch),
 		       size, EARLYMOUNT_LVM);
 	}
+	if (b->md) {
+		format_size(b->md_tool_size, size, sizeof(size));
+		printf("mdadm: %s (%s, %s) as %s, with md_mod and the RAID levels' modules; %s%s\n",
+		       b->md_tool_found, arch_name(b->arch), size, EARLYMOUNT_MDADM,
+		       b->md_conf_found[0] ? "mdadm.conf: " : "no mdadm.conf",
+		       b->md_conf_found);
+	}
 	print_checkers(b);
 	if (b->adds.n)
 		printf("extra files: %zu (from %zu --add)\n", b->n_added, b->adds.n);
@@ -195,6 +202,24 @@ static int find_image_program(const char *given, const char *image_path, const c
 	return r;
 }
 
+/* The mdadm.conf the image gets: --md-conf, or with --host-only the host's when it has one
+ * (its ARRAY lines name the arrays as the host does: /dev/md0 stays md0). */
+static int choose_md_conf(struct builder *b)
+{
+	const char *conf = b->md_conf ? b->md_conf : b->host_only ? MDADM_CONF : NULL;
+	int r = 0;
+
+	if (conf && access(conf, R_OK) < 0) {
+		r = b->md_conf ? -errno : 0;
+		if (r < 0)
+			log_err("unable to read %s (--md-conf): %s", conf, strerror(-r));
+		conf = NULL;
+	}
+	if (conf)
+		r = copy_str(b->md_conf_found, sizeof(b->md_conf_found), conf);
+	return r;
+}
+
 /* The module directory opened and the modules chosen: 0 or an exit code. A --module the
  * kernel lacks, modules of another architecture, a host-only image for a host that has no
  * disk under / or needs --luks or --lvm, a mount table without /: the command line's fault;
@@ -259,6 +284,13 @@ static int build(struct builder *b)
 				       sizeof(b->lvm_tool_found));
 	if (r == 0 && b->lvm)
 		r = initramfs_check_lvm_tool(b, b->lvm_tool_found);
+	if (r == 0 && b->md)
+		r = find_image_program(b->md_tool, EARLYMOUNT_MDADM, init, b->md_tool_found,
+				       sizeof(b->md_tool_found));
+	if (r == 0 && b->md)
+		r = initramfs_check_md_tool(b, b->md_tool_found);
+	if (r == 0 && b->md)
+		r = choose_md_conf(b);
 	if (r < 0) {
 		r = r == -ENOEXEC ? EXIT_USAGE : EXIT_SYSTEM;
 		goto out;

@@ -107,6 +107,39 @@ out:
 	return r;
 }
 
+/* The RAID levels mdadm assembles with md's own metadata; each level's module has the alias
+ * md-LEVEL. */
+static const char *const md_levels[] = { "linear", "raid0", "raid1", "raid4", "raid5", "raid6",
+					 "raid10" };
+
+/* An md array: md_mod and its level's module, and mdadm in the image. Firmware RAID (IMSM,
+ * DDF: external metadata that mdmon keeps) and md's multipath are not assembled. */
+static int add_md(const struct hostonly_mount *m, const struct hostonly_device *d,
+		  struct hostonly_choice *c)
+{
+	char what[96], alias[48];
+	bool known = false;
+	int r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(md_levels) && !known; i++)
+		known = streq(d->md_level, md_levels[i]);
+	if (startswith(d->md_metadata, "external:")) {
+		snprintf(what, sizeof(what), "firmware RAID (md with %s metadata, kept by mdmon)",
+			 d->md_metadata + strlen("external:"));
+		r = unsupported(m, d, what, c);
+	} else if (!known) {
+		snprintf(what, sizeof(what), "md RAID of level %s", d->md_level);
+		r = unsupported(m, d, what, c);
+	} else {
+		snprintf(alias, sizeof(alias), "md-%s", d->md_level);
+		r = add_name(c, "md_mod");
+		if (r == 0)
+			r = add_name(c, alias);
+		c->md = true;
+	}
+	return r;
+}
+
 /* An unbound device is not needed for the disk to work on this host: only bound ones count. */
 static int add_device(const struct hostonly_mount *m, const struct hostonly_device *d,
 		      struct hostonly_choice *c)
@@ -118,10 +151,7 @@ static int add_device(const struct hostonly_mount *m, const struct hostonly_devi
 	} else if (startswith(device_name(d), "nbd")) {
 		r = unsupported(m, d, "NBD (a network block device)", c);
 	} else if (d->md_level[0]) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "md RAID, %s", d->md_level);
-		r = unsupported(m, d, what, c);
+		r = add_md(m, d, c);
 	} else if (d->dm_uuid[0]) {
 		r = add_dm(m, d, c);
 	}

@@ -18,6 +18,7 @@ struct hostonly_device {
 	char modalias[HOSTONLY_NAME_MAX];
 	char dm_uuid[HOSTONLY_NAME_MAX];  /* a device-mapper device's dm/uuid */
 	char md_level[32];                /* an md array's md/level ("raid1"), "" for others */
+	char md_metadata[64];             /* its md/metadata_version ("1.2", "external:imsm") */
 };
 
 /* One of the host's mount points that the image must reach. */
@@ -39,6 +40,7 @@ struct hostonly_choice {
 	bool luks;   /* a dm-crypt device is in a chain: the image needs the LUKS helper */
 	bool verity; /* a dm-verity device is in a chain */
 	bool lvm;    /* an LVM2 logical volume is in a chain: the image needs lvm */
+	bool md;     /* an md array is in a chain: the image needs mdadm */
 	/* what earlymount cannot assemble, in words ("/ is on md RAID, raid1 (md0)"); "" when
 	 * every device in the chains is one it can */
 	char unsupported[2 * HOSTONLY_NAME_MAX];

@@ -43,6 +43,9 @@ struct builder {
 	const char *luks_helper; /* --luks-helper, or NULL: the one beside /init */
 	bool lvm;                /* --lvm: lvm2's tool and device-mapper's module */
 	const char *lvm_tool;    /* --lvm-tool, or NULL: the one beside /init */
+	bool md;                 /* --md: mdadm and md's modules */
+	const char *md_tool;     /* --md-tool, or NULL: the one beside /init */
+	const char *md_conf;     /* --md-conf, or NULL: with --host-only, the host's mdadm.conf */
 	bool no_fsck;            /* --no-fsck: no filesystem checkers */
 	const char *fsck_root;   /* --fsck-root: where the checkers come from, NULL: / */
 	bool host_only;          /* --host-only: the modules of this host's / and /usr */
@@ -63,6 +66,9 @@ struct builder {
 	uint64_t luks_helper_size;
 	char lvm_tool_found[PATH_MAX];    /* the lvm put in the image */
 	uint64_t lvm_tool_size;
+	char md_tool_found[PATH_MAX];     /* the mdadm put in the image */
+	uint64_t md_tool_size;
+	char md_conf_found[PATH_MAX];     /* the mdadm.conf put in the image; "" for none */
 	/* LUKS_MODULES: in the image, built into the kernel, neither */
 	size_t n_luks_modules, n_luks_builtin, n_luks_absent;
 	struct name_list fsck_programs; /* the checkers added */
@@ -83,6 +89,7 @@ int elf_file_arch(const char *path, enum arch *arch);
 int initramfs_check_init(struct builder *b, const char *init);
 int initramfs_check_luks_helper(struct builder *b, const char *path);
 int initramfs_check_lvm_tool(struct builder *b, const char *path);
+int initramfs_check_md_tool(struct builder *b, const char *path);
 /* The program interpreter ("" for a static file) and the DT_NEEDED names of an ELF file,
  * added to needed. 0, or -ENOEXEC for a file that is not ELF or is malformed. */
 int elf_dependencies(const char *path, char *interp, size_t interp_size, struct name_list *needed);
@@ -99,7 +106,8 @@ int initramfs_choose_module(struct builder *b, const char *name);
 
 /* initramfs_hostonly.c: --host-only, instead of the default set */
 int initramfs_choose_host_modules(struct builder *b);
-/* --print-needs: the helpers this host's / and /usr need, one word a line ("luks", "lvm"). 0;
+/* --print-needs: the helpers this host's / and /usr need, one word a line ("luks", "lvm",
+ * "md"). 0;
  * -EOPNOTSUPP (reported) when they are on a stack earlymount cannot assemble; -errno. */
 int initramfs_print_host_needs(struct builder *b);
 bool initramfs_is_default_module(const char *name);

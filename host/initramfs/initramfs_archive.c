@@ -103,6 +103,10 @@ int initramfs_add_skeleton(struct builder *b, const char *init)
 		r = cpio_add_file(&b->cpio, LUKS_HELPER_PATH, 0755, b->luks_helper_found);
 	if (r == 0 && b->lvm)
 		r = cpio_add_file(&b->cpio, EARLYMOUNT_LVM, 0755, b->lvm_tool_found);
+	if (r == 0 && b->md)
+		r = cpio_add_file(&b->cpio, EARLYMOUNT_MDADM, 0755, b->md_tool_found);
+	if (r == 0 && b->md_conf_found[0])
+		r = cpio_add_file(&b->cpio, MDADM_CONF, 0644, b->md_conf_found);
 	return r;
 }
 

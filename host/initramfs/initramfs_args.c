@@ -38,9 +38,10 @@ static void usage(FILE *out)
 		"                      one a line, and build nothing (-o is then not needed): for\n"
 		"                      initramfs generators that add the modules themselves\n"
 		"  --print-needs       print what this host's / and /usr need of an image, one word\n"
-		"                      a line (luks, lvm), and build nothing (no --moddir or -o);\n"
-		"                      exit 1 with a message when they are on a stack earlymount\n"
-		"                      cannot assemble (md RAID, multipath, NFS, ...): for the\n"
+		"                      a line (luks, lvm, md), and build nothing (no --moddir or\n"
+		"                      -o); exit 1 with a message when they are on a stack\n"
+		"                      earlymount cannot assemble (multipath, firmware RAID, NFS,\n"
+		"                      ...): for the\n"
 		"                      generators' hooks, which then stop\n"
 		"  --add SRC[:DEST]    a file or directory to add at DEST (repeatable)\n"
 		"  --luks              add the LUKS helper, earlymount-luks from beside the /init\n"
@@ -54,6 +55,12 @@ static void usage(FILE *out)
 		"                      device-mapper's module: volume groups are then activated\n"
 		"                      as their physical volumes appear\n"
 		"  --lvm-tool PATH     the static lvm binary to add (implies --lvm)\n"
+		"  --md                add mdadm (the static mdadm beside the /init binary, or\n"
+		"                      PREFIX/lib/earlymount/mdadm) as " EARLYMOUNT_MDADM ", and\n"
+		"                      md's modules: arrays are then assembled as their members\n"
+		"                      appear; with --host-only, the host's " MDADM_CONF " too\n"
+		"  --md-tool PATH      the static mdadm binary to add (implies --md)\n"
+		"  --md-conf FILE      the mdadm.conf to add as " MDADM_CONF " (implies --md)\n"
 		"  --no-fsck           leave out the filesystem checkers (e2fsck, fsck.fat), which are\n"
 		"                      otherwise added with their libraries when present and built\n"
 		"                      for the image's architecture\n"
@@ -119,6 +126,9 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_LUKS_HELPER,
 		OPT_LVM,
 		OPT_LVM_TOOL,
+		OPT_MD,
+		OPT_MD_TOOL,
+		OPT_MD_CONF,
 		OPT_NO_FSCK,
 		OPT_FSCK_ROOT,
 		OPT_HOST_ONLY,
@@ -141,6 +151,9 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "luks-helper", required_argument, NULL, OPT_LUKS_HELPER },
 		{ "lvm", no_argument, NULL, OPT_LVM },
 		{ "lvm-tool", required_argument, NULL, OPT_LVM_TOOL },
+		{ "md", no_argument, NULL, OPT_MD },
+		{ "md-tool", required_argument, NULL, OPT_MD_TOOL },
+		{ "md-conf", required_argument, NULL, OPT_MD_CONF },
 		{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
 		{ "fsck-root", required_argument, NULL, OPT_FSCK_ROOT },
 		{ "host-only", no_argument, NULL, OPT_HOST_ONLY },
@@ -211,6 +224,17 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		case OPT_LVM_TOOL:
 			b->lvm = true;
 			b->lvm_tool = optarg;
+			break;
+		case OPT_MD:
+			b->md = true;
+			break;
+		case OPT_MD_TOOL:
+			b->md = true;
+			b->md_tool = optarg;
+			break;
+		case OPT_MD_CONF:
+			b->md = true;
+			b->md_conf = optarg;
 			break;
 		case OPT_NO_FSCK:
 			b->no_fsck = true;

@@ -140,6 +140,12 @@ static const struct image_binary lvm_binary = {
 	" puts it in PREFIX/lib/earlymount/; or pass --lvm-tool PATH)",
 };
 
+static const struct image_binary md_binary = {
+	"mdadm", "--md-tool", "mdadm",
+	" ('make' builds a static one from Debian's mdadm source beside earlymount, 'make install'"
+	" puts it in PREFIX/lib/earlymount/; or pass --md-tool PATH)",
+};
+
 /* The kernel runs /init, and /init the helper, in an image without a libc: each must be a
  * static executable of the image's architecture. */
 static int check_binary(struct builder *b, const char *path, const struct image_binary *what,
@@ -198,6 +204,11 @@ int initramfs_check_luks_helper(struct builder *b, const char *path)
 int initramfs_check_lvm_tool(struct builder *b, const char *path)
 {
 	return check_binary(b, path, &lvm_binary, &b->lvm_tool_size);
+}
+
+int initramfs_check_md_tool(struct builder *b, const char *path)
+{
+	return check_binary(b, path, &md_binary, &b->md_tool_size);
 }
 
 /* The program interpreter and the DT_NEEDED names of a dynamically linked ELF file, read

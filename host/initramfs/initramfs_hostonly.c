@@ -161,6 +161,7 @@ static int record_device(struct walk *w, const char *dir)
 	read_line(dir, "modalias", d->modalias, sizeof(d->modalias));
 	read_line(dir, "dm/uuid", d->dm_uuid, sizeof(d->dm_uuid));
 	read_line(dir, "md/level", d->md_level, sizeof(d->md_level));
+	read_line(dir, "md/metadata_version", d->md_metadata, sizeof(d->md_metadata));
 	w->m->n_devices++;
 out:
 	return r;
@@ -416,6 +417,8 @@ int initramfs_print_host_needs(struct builder *b)
 		printf("luks\n");
 	if (r == 0 && choice->lvm)
 		printf("lvm\n");
+	if (r == 0 && choice->md)
+		printf("md\n");
 	free(choice);
 	return r;
 }
@@ -437,6 +440,11 @@ int initramfs_choose_host_modules(struct builder *b)
 	if (r == 0 && choice->lvm && !b->lvm && !b->print_modules) {
 		log_err("--host-only: / or /usr is on an LVM logical volume: pass --lvm, so that the "
 			"image can activate its volume group");
+		r = -EINVAL;
+	}
+	if (r == 0 && choice->md && !b->md && !b->print_modules) {
+		log_err("--host-only: / or /usr is on an md RAID array: pass --md, so that the image can "
+			"assemble it");
 		r = -EINVAL;
 	}
 	if (r == 0 && path_join(efi, sizeof(efi), sysfs, "firmware/efi") == 0 && access(efi, F_OK) == 0)

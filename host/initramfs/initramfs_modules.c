@@ -296,6 +296,18 @@ int initramfs_choose_default_modules(struct builder *b)
 	return r;
 }
 
+/* md_mod and every RAID level's module the kernel has (mdadm assembles what the disks hold;
+ * the image cannot know which level that is unless --host-only chose it already). */
+static void choose_md_modules(struct builder *b)
+{
+	static const char *const md_modules[] = { "md_mod", "md-linear", "md-raid0", "md-raid1",
+						  "md-raid10", "md-raid5" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(md_modules); i++)
+		if (initramfs_choose_module(b, md_modules[i]) == -ENOENT)
+			log_info("%s is not a module of %s: built in (or absent)", md_modules[i], b->moddir);
+}
+
 int initramfs_choose_asked_modules(struct builder *b)
 {
 	int r = 0;
@@ -305,6 +317,8 @@ int initramfs_choose_asked_modules(struct builder *b)
 	/* LVM's linear and striped targets are dm_mod's own; built in where absent */
 	if (r >= 0 && b->lvm && initramfs_choose_module(b, "dm_mod") == -ENOENT)
 		log_info("dm_mod is not a module of %s: device-mapper is built in (or absent)", b->moddir);
+	if (r >= 0 && b->md)
+		choose_md_modules(b);
 	for (size_t i = 0; i < b->extra_modules.n && r >= 0; i++) {
 		r = initramfs_choose_module(b, b->extra_modules.names[i]);
 		if (r == -ENOENT)

@@ -95,6 +95,66 @@ static void test_wait_for_no_child(void **state)
 	(void)state;
 }
 
+struct lines {
+	char text[512];
+	unsigned n;
+};
+
+static void collect_line(const char *line, void *data)
+{
+	struct lines *l = data;
+
+	strcat(l->text, line);
+	strcat(l->text, "|");
+	l->n++;
+}
+
+/* Both streams, split at \n and \r, empty lines skipped, a long one cut; the exit code. */
+static void test_run_lines(void **state)
+{
+	const char *const argv[] = { "/bin/sh", "-c",
+				     "printf 'one\\n\\ntwo\\rthree'; echo err >&2; "
+				     "head -c 300 /dev/zero | tr '\\0' x; exit 4",
+				     NULL };
+	struct lines l = { "", 0 };
+	int r = child_run_lines(&(struct child_spec){ .argv = argv, .exec_failed = 127 }, collect_line, &l);
+
+	assert_int_equal(r, 4);
+	assert_int_equal(l.n, 4);
+	assert_true(strncmp(l.text, "one|two|three", 13) == 0);
+	assert_non_null(strstr(l.text, "err|"));
+	/* the last line: 300 x's, cut at CHILD_LINE_MAX - 1 */
+	assert_int_equal(strlen(strstr(l.text, "err|") + 4), CHILD_LINE_MAX - 1 + strlen("|"));
+	(void)state;
+}
+
+/* A child killed by a signal is -EINTR; its stdin is /dev/null (cat ends at once). */
+static void test_run_lines_killed_and_stdin(void **state)
+{
+	const char *const killed[] = { "/bin/sh", "-c", "cat; kill -9 $$", NULL };
+	struct lines l = { "", 0 };
+
+	assert_int_equal(child_run_lines(&(struct child_spec){ .argv = killed, .exec_failed = 127 },
+					 collect_line, &l),
+			 -EINTR);
+	assert_int_equal(l.n, 0);
+	(void)state;
+}
+
+/* A tool's lines: blanks before them dropped, the last non-empty one kept. */
+static void test_log_lines(void **state)
+{
+	struct child_log out = { .prefix = "tool: " };
+
+	child_log_line("  first", &out);
+	assert_string_equal(out.last, "first");
+	child_log_line("tool: said with the prefix", &out);
+	assert_string_equal(out.last, "tool: said with the prefix");
+	child_log_line(" \t ", &out);
+	assert_string_equal(out.last, "tool: said with the prefix");
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -102,6 +162,9 @@ int main(void)
 		cmocka_unit_test(test_a_program_that_cannot_run),
 		cmocka_unit_test(test_no_shell_for_a_path),
 		cmocka_unit_test(test_wait_for_no_child),
+		cmocka_unit_test(test_run_lines),
+		cmocka_unit_test(test_run_lines_killed_and_stdin),
+		cmocka_unit_test(test_log_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -773,6 +773,29 @@ static void test_lvm_keys(void **state)
 	(void)state;
 }
 
+static void test_md_keys(void **state)
+{
+	struct options o;
+
+	assert_int_equal(cmdline_parse("root=/dev/md0", &o, NULL, 0), 0);
+	assert_true(o.md.enabled);
+	assert_null(o.md.uuids);
+	assert_int_equal(o.md.degraded_sec, -1);
+	assert_int_equal(cmdline_parse("rd.md.uuid=a:b rd.md=0 rd.md.uuid=c earlymount.md_degraded=1min",
+				       &o, NULL, 0),
+			 0);
+	assert_false(o.md.enabled);
+	assert_string_equal(o.md.uuids, "a:b,c");
+	assert_int_equal(o.md.degraded_sec, 60);
+	assert_int_equal(cmdline_parse("earlymount.md_degraded=infinity", &o, NULL, 0), 0);
+	assert_int_equal(o.md.degraded_sec, 0);
+	/* a wrong span is reported, and the default kept */
+	assert_int_equal(cmdline_parse("earlymount.md_degraded=soon", &o, err, sizeof(err)), -EINVAL);
+	assert_int_equal(o.md.degraded_sec, -1);
+	assert_non_null(strstr(err, "earlymount.md_degraded=soon"));
+	(void)state;
+}
+
 static void test_luks_keys(void **state)
 {
 	parse_ok("rd.luks.uuid=luks-CC1FED1F-50BA-43CD-A395-77333C5D0504 luks.name=" LUKS_B "=crypthome "
@@ -881,7 +904,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 61);
+	assert_int_equal(n, 64);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -1034,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_storage_worst_cases),
 		cmocka_unit_test(test_many_quotes),
 		cmocka_unit_test(test_lvm_keys),
+		cmocka_unit_test(test_md_keys),
 		cmocka_unit_test(test_luks_keys),
 		cmocka_unit_test(test_luks_keys_malformed),
 		cmocka_unit_test(test_resume_keys),

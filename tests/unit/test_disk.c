@@ -165,6 +165,33 @@ static void test_find_device_mapper_names(void **state)
 	(void)state;
 }
 
+/* A whole md array by /dev/md/NAME (mdadm's link), /dev/mdN, or its filesystem's UUID; its
+ * members, which carry the array's UUID as theirs, are never the match. */
+static void test_find_md_names(void **state)
+{
+	struct disk_set set = { 0 };
+	struct part *array = add(disk_set_add(&set), PART_WHOLE_DEVICE, "", "", "", "", "/dev/md127");
+	struct part *member = add(disk_set_add(&set), 1, "", "raid-a", "", "", "/dev/vda1");
+	const struct part *p;
+
+	COPY_STR(array->md_name, "server:root");
+	COPY_STR(array->fstype, "ext4");
+	COPY_STR(array->fsuuid, "5d1e6f2a-8c3b-4a7e-9f10-2b4c6d8e0a13");
+	COPY_STR(member->type, "a19d880f-05fc-4d3b-a006-743f0f84911e");
+	COPY_STR(member->fstype, "linux_raid_member");
+	COPY_STR(member->fsuuid, "3c7a2f10-9b4e-5d61-0a8c-7e2f45d1b6c3");
+	assert_int_equal(disk_set_find(&set, "/dev/md/server:root", &p, NULL), 0);
+	assert_ptr_equal(p, array);
+	assert_int_equal(disk_set_find(&set, "/dev/md127", &p, NULL), 0);
+	assert_ptr_equal(p, array);
+	assert_int_equal(disk_set_find(&set, "UUID=5d1e6f2a-8c3b-4a7e-9f10-2b4c6d8e0a13", &p, NULL), 0);
+	assert_ptr_equal(p, array);
+	assert_int_equal(disk_set_find(&set, "/dev/md/root", NULL, NULL), -ENOENT);
+	assert_int_equal(disk_set_find(&set, "/dev/md/", NULL, NULL), -ENOENT);
+	disk_set_free(&set);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_many_partitions),
 		cmocka_unit_test(test_ranges_and_overlaps),
 		cmocka_unit_test(test_find_device_mapper_names),
+		cmocka_unit_test(test_find_md_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

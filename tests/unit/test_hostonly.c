@@ -150,6 +150,7 @@ static void test_lvm_and_unsupported_stacks(void **state)
 	struct hostonly_mount *other = mount_of("/", "ext4", true, unknown_dm, ARRAY_SIZE(unknown_dm));
 	struct hostonly_mount *md = mount_of("/", "ext4", true, NULL, 0);
 	struct hostonly_choice *c = calloc(1, sizeof(*c));
+	static const char *const md_want[] = { "md_mod", "md-raid1", "fs-ext4" };
 
 	assert_int_equal(hostonly_choose(root, c), 0);
 	assert_true(c->lvm);
@@ -171,8 +172,22 @@ static void test_lvm_and_unsupported_stacks(void **state)
 	md->n_devices = 1;
 	copy_str(md->devices[0].path, sizeof(md->devices[0].path), "/devices/virtual/block/md0");
 	copy_str(md->devices[0].md_level, sizeof(md->devices[0].md_level), "raid1");
+	copy_str(md->devices[0].md_metadata, sizeof(md->devices[0].md_metadata), "1.2");
+	assert_int_equal(hostonly_choose(md, c), 0);
+	assert_true(c->md);
+	assert_false(c->lvm);
+	assert_names(c, md_want, ARRAY_SIZE(md_want));
+	/* firmware RAID (mdmon keeps its metadata) and md's own odd levels are refused */
+	memset(c, 0, sizeof(*c));
+	copy_str(md->devices[0].md_metadata, sizeof(md->devices[0].md_metadata), "external:/md127/0");
 	assert_int_equal(hostonly_choose(md, c), -EOPNOTSUPP);
-	assert_string_equal(c->unsupported, "/ is on md RAID, raid1 (md0)");
+	assert_string_equal(c->unsupported,
+			    "/ is on firmware RAID (md with /md127/0 metadata, kept by mdmon) (md0)");
+	memset(c, 0, sizeof(*c));
+	copy_str(md->devices[0].md_metadata, sizeof(md->devices[0].md_metadata), "1.2");
+	copy_str(md->devices[0].md_level, sizeof(md->devices[0].md_level), "multipath");
+	assert_int_equal(hostonly_choose(md, c), -EOPNOTSUPP);
+	assert_string_equal(c->unsupported, "/ is on md RAID of level multipath (md0)");
 
 	memset(c, 0, sizeof(*c));
 	md->n_devices = 0;

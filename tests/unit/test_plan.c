@@ -266,6 +266,25 @@ static void test_no_auto_skipped(void **state)
 	(void)state;
 }
 
+/* A root named and not found: the members of storage stacks are said as such, since the root
+ * may lie inside what they hold. */
+static void test_not_found_names_stack_members(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/d.img", "gpt", "", false);
+	int r;
+
+	fx_part(f, d, 1, "e6d6d379-f507-44c2-a23c-238f2a3df928", NULL, "lvm", 0, "LVM2_member");
+	fx_part(f, d, 2, "a19d880f-05fc-4d3b-a006-743f0f84911e", NULL, "raid", 0, "linux_raid_member");
+	assert_int_equal(cmdline_parse("root=LABEL=r", &f->opts, NULL, 0), 0);
+	r = fx_plan(f);
+	check_error(f, r, -ENOENT,
+		    "found: /d.img: gpt, 2 partitions of types e6d6d379-f507-44c2-a23c-238f2a3df928 (an "
+		    "LVM physical volume), a19d880f-05fc-4d3b-a006-743f0f84911e (an md RAID member)");
+	fx_free(f);
+	(void)state;
+}
+
 static void test_no_auto_only_root(void **state)
 {
 	struct fixture *f = fx_new();
@@ -1571,6 +1590,7 @@ int main(void)
 		cmocka_unit_test(test_same_label_lowest_number),
 		cmocka_unit_test(test_no_auto_skipped),
 		cmocka_unit_test(test_no_auto_only_root),
+		cmocka_unit_test(test_not_found_names_stack_members),
 		cmocka_unit_test(test_empty_label_skipped),
 		cmocka_unit_test(test_secondary_arch),
 		cmocka_unit_test(test_native_beats_secondary),

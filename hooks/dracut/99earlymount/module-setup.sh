@@ -11,9 +11,10 @@
 # the binary (or EARLYMOUNT_LUKS_HELPER), and the kernel modules it needs; auto when dracut's
 # crypt module is in the image or the host's / or /usr is on LUKS (see luks-functions).
 # EARLYMOUNT_LVM=yes|no|auto (default auto) adds lvm2's tool (lvm beside the binary, or
-# EARLYMOUNT_LVM_TOOL) and dm_mod; auto when the host's / or /usr is on LVM. A host whose / or
-# /usr lies on a stack earlymount cannot assemble (md RAID, multipath, NFS, ...) makes
-# installkernel fail, and dracut then writes no image.
+# EARLYMOUNT_LVM_TOOL) and dm_mod; auto when the host's / or /usr is on LVM. EARLYMOUNT_MD
+# likewise adds mdadm (EARLYMOUNT_MD_TOOL), md's modules and /etc/mdadm/mdadm.conf for a host
+# on md RAID. A host whose / or /usr lies on a stack earlymount cannot assemble (firmware RAID,
+# multipath, NFS, ...) makes installkernel fail, and dracut then writes no image.
 
 earlymount_binary() {
     echo "${EARLYMOUNT_INIT:-/usr/lib/earlymount/init}"
@@ -48,31 +49,48 @@ earlymount_luks() {
     return "$earlymount_luks_rc"
 }
 
-# What the host's stacks need (earlymount_stacks in luks-functions), and whether the image gets
-# lvm: 0 with earlymount_lvm_why and earlymount_lvm_bin when it does; 1 when it does not; 2 on
-# an error or a host earlymount cannot boot (reported). Decided once, after earlymount_luks.
-earlymount_lvm() {
-    [[ -n ${earlymount_lvm_rc-} ]] && return "$earlymount_lvm_rc"
-    earlymount_lvm_rc=0
+# What the host's stacks need (earlymount_stacks in luks-functions): 0; 2 on an error or a host
+# earlymount cannot boot (reported). Decided once, after earlymount_luks.
+earlymount_host_stacks() {
+    [[ -n ${earlymount_stacks_rc-} ]] && return "$earlymount_stacks_rc"
+    earlymount_stacks_rc=0
     if ! earlymount_stacks "$(earlymount_binary)"; then
         dfatal "earlymount: this host cannot be booted through earlymount (above): no image is written; leave EARLYMOUNT unset to build dracut's own"
-        earlymount_lvm_rc=2
-        return 2
-    fi
-    if [[ $earlymount_luks_rc -ne 0 ]] && earlymount_needs_has luks; then
+        earlymount_stacks_rc=2
+    elif [[ $earlymount_luks_rc -ne 0 ]] && earlymount_needs_has luks; then
         dfatal "earlymount: EARLYMOUNT_LUKS=${EARLYMOUNT_LUKS:-auto}, but this host's / or /usr is on LUKS: an image without the helper could not boot it"
-        earlymount_lvm_rc=2
-        return 2
+        earlymount_stacks_rc=2
     fi
-    earlymount_lvm_why=$(earlymount_lvm_wanted "${EARLYMOUNT_LVM:-}") || earlymount_lvm_rc=$?
-    if [[ $earlymount_lvm_rc -eq 0 ]]; then
-        earlymount_lvm_bin=$(earlymount_lvm_tool "$(earlymount_binary)")
-        if [[ ! -x $earlymount_lvm_bin ]]; then
-            dfatal "earlymount: the image needs lvm ($earlymount_lvm_why), but $earlymount_lvm_bin is missing or not executable; install earlymount, or set EARLYMOUNT_LVM_TOOL"
-            earlymount_lvm_rc=2
+    return "$earlymount_stacks_rc"
+}
+
+# Whether the image gets the tool of STACK (lvm, md): 0 with earlymount_stack_why,
+# earlymount_stack_bin and earlymount_stack_name (its name in the image) when it does; 1 when
+# it does not; 2 on an error (reported).
+earlymount_stack() { # STACK
+    local setting rc=0
+    earlymount_host_stacks || return 2
+    case $1 in
+    lvm) setting=${EARLYMOUNT_LVM:-} earlymount_stack_name=lvm ;;
+    md) setting=${EARLYMOUNT_MD:-} earlymount_stack_name=mdadm ;;
+    esac
+    earlymount_stack_why=$(earlymount_stack_wanted "$1" "$setting") || rc=$?
+    if [[ $rc -eq 0 ]]; then
+        earlymount_stack_bin=$(earlymount_stack_tool "$1" "$(earlymount_binary)")
+        if [[ ! -x $earlymount_stack_bin ]]; then
+            dfatal "earlymount: the image needs $earlymount_stack_name ($earlymount_stack_why), but $earlymount_stack_bin is missing or not executable; install earlymount, or set EARLYMOUNT_${1^^}_TOOL"
+            rc=2
         fi
     fi
-    return "$earlymount_lvm_rc"
+    return "$rc"
+}
+
+# The modules of a stack's tool.
+earlymount_stack_modules() { # STACK
+    case $1 in
+    lvm) echo dm_mod ;;
+    md) echo md_mod linear raid0 raid1 raid10 raid456 ;;
+    esac
 }
 
 # called by dracut
@@ -98,12 +116,16 @@ depends() {
 
 # called by dracut
 installkernel() {
-    local r=0 l=0
+    local r=0 l stack
     earlymount_luks || r=$?
     [[ $r -eq 2 ]] && return 1
-    earlymount_lvm || l=$?
-    [[ $l -eq 2 ]] && return 1
-    [[ $l -eq 0 ]] && hostonly='' instmods dm_mod
+    for stack in lvm md; do
+        l=0
+        earlymount_stack $stack || l=$?
+        [[ $l -eq 2 ]] && return 1
+        # shellcheck disable=SC2046
+        [[ $l -eq 0 ]] && hostonly='' instmods $(earlymount_stack_modules $stack)
+    done
     # the LUKS helper's modules, --drivers or not: it cannot work without them
     # shellcheck disable=SC2086
     [[ $r -eq 0 ]] && hostonly='' instmods $EARLYMOUNT_LUKS_MODULES
@@ -127,7 +149,7 @@ installkernel() {
 
 # called by dracut
 install() {
-    local bin point hook
+    local bin point hook stack
     bin=$(earlymount_binary)
     # base (also 99, sorted before us) installs its init.sh as /init: replace it, do not
     # skip it the way inst_simple skips a file that exists
@@ -148,16 +170,20 @@ install() {
             return 1
         }
     fi
-    r=0
-    earlymount_lvm || r=$?
-    [[ $r -eq 2 ]] && return 1
-    if [[ $r -eq 0 ]]; then
-        dinfo "earlymount: with lvm: $earlymount_lvm_why"
-        inst_simple "$earlymount_lvm_bin" /usr/lib/earlymount/lvm || {
-            dfatal "earlymount: unable to install $earlymount_lvm_bin"
+    for stack in lvm md; do
+        r=0
+        earlymount_stack $stack || r=$?
+        [[ $r -eq 2 ]] && return 1
+        [[ $r -eq 0 ]] || continue
+        dinfo "earlymount: with $earlymount_stack_name $earlymount_stack_bin: $earlymount_stack_why"
+        inst_simple "$earlymount_stack_bin" "/usr/lib/earlymount/$earlymount_stack_name" || {
+            dfatal "earlymount: unable to install $earlymount_stack_bin"
             return 1
         }
-    fi
+        if [[ $stack = md && -f $dracutsysrootdir/etc/mdadm/mdadm.conf ]]; then
+            inst_simple "$dracutsysrootdir/etc/mdadm/mdadm.conf" /etc/mdadm/mdadm.conf
+        fi
+    done
     # runtime hooks of the host, /etc/earlymount/hooks/<point>.d/, see earlymount(8)
     for point in pre-discover pre-mount pre-switch; do
         for hook in "${EARLYMOUNT_HOOKS_DIR:-$dracutsysrootdir/etc/earlymount/hooks}/$point.d"/*; do
