@@ -145,6 +145,9 @@ void md_probed(const struct part *part, void *data)
 		m->said_off = true;
 		return;
 	}
+	/* a device probed again (a change event, a rescan) is handed over, or refused, once */
+	if (name_list_has(&m->added, part->devpath) || name_list_add(&m->added, part->devpath) < 0)
+		return;
 	if (!m->prepared)
 		md_prepare(m);
 	if (!md_array_wanted(&m->opts->md, part->fsuuid)) {
@@ -152,8 +155,6 @@ void md_probed(const struct part *part, void *data)
 			 part->devpath, part->fsuuid);
 		return;
 	}
-	if (name_list_has(&m->added, part->devpath) || name_list_add(&m->added, part->devpath) < 0)
-		return;
 	if (load_personality(m, part) < 0)
 		return;
 	r = mdadm_run(argv, child_log_line, &out);

@@ -15,8 +15,8 @@ struct md_boot {
 	struct modules *modules;
 	bool prepared;          /* md_mod loaded, rd.md.uuid= checked */
 	bool said_off;          /* the notes said once: rd.md=0, or no mdadm in the image */
-	struct name_list added; /* the members handed to mdadm: a device probed again (a change
-				 * event, a rescan) is not added twice */
+	struct name_list added; /* the members seen: a device probed again (a change event, a
+				 * rescan) is not handed to mdadm twice */
 	struct name_list personalities; /* the RAID levels whose modules were loaded */
 	struct name_list warned;        /* the arrays whose degraded start was reported */
 	int root_wait_sec;      /* how long the boot waits for its root (0: for ever), which

@@ -40,6 +40,22 @@ static const struct dm_kind {
 	{ "part", NULL, NEED_NONE, "kpartx partitions" },
 };
 
+/* The hidden devices lvm2 stacks under a logical volume that is not linear or striped, by
+ * what their dm names hold ("vg0-pool-tpool", "vg0-root_rimage_0"): targets and tools (dm-thin-pool
+ * and thin_check, dm-cache, dm-raid, dm-mirror, dm-snapshot) an image of earlymount's lacks. */
+static const struct lvm_layer {
+	const char *name_part;
+	const char *what;
+} lvm_layers[] = {
+	{ "-tpool", "an LVM thin pool" },   { "_tdata", "an LVM thin pool" },
+	{ "_tmeta", "an LVM thin pool" },   { "_rimage_", "LVM RAID" },
+	{ "_rmeta_", "LVM RAID" },          { "_mimage_", "an LVM mirror" },
+	{ "_mlog", "an LVM mirror" },       { "_corig", "an LVM cache volume" },
+	{ "_cdata", "an LVM cache volume" }, { "_cmeta", "an LVM cache volume" },
+	{ "_vorigin", "an LVM VDO volume" }, { "_vdata", "an LVM VDO volume" },
+	{ "-real", "an LVM snapshot" },     { "-cow", "an LVM snapshot" },
+};
+
 /* Filesystems whose root needs a network, or a module and tools earlymount does not run. */
 static const struct unsupported_fs {
 	const char *fstype;
@@ -99,6 +115,11 @@ static int add_dm(const struct hostonly_mount *m, const struct hostonly_device *
 		r = unsupported(m, d, kind->what, c);
 		goto out;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(lvm_layers) && kind->need == NEED_LVM; i++)
+		if (strstr(d->dm_name, lvm_layers[i].name_part)) {
+			r = unsupported(m, d, lvm_layers[i].what, c);
+			goto out;
+		}
 	r = add_name(c, kind->module);
 	c->luks = c->luks || kind->need == NEED_LUKS;
 	c->verity = c->verity || kind->need == NEED_VERITY;

@@ -17,6 +17,7 @@ struct hostonly_device {
 	char module[HOSTONLY_NAME_MAX];   /* the name driver/module links to; "" when built in */
 	char modalias[HOSTONLY_NAME_MAX];
 	char dm_uuid[HOSTONLY_NAME_MAX];  /* a device-mapper device's dm/uuid */
+	char dm_name[HOSTONLY_NAME_MAX];  /* and its dm/name */
 	char md_level[32];                /* an md array's md/level ("raid1"), "" for others */
 	char md_metadata[64];             /* its md/metadata_version ("1.2", "external:imsm") */
 };

@@ -160,6 +160,7 @@ static int record_device(struct walk *w, const char *dir)
 	read_link_name(dir, "driver/module", d->module, sizeof(d->module));
 	read_line(dir, "modalias", d->modalias, sizeof(d->modalias));
 	read_line(dir, "dm/uuid", d->dm_uuid, sizeof(d->dm_uuid));
+	read_line(dir, "dm/name", d->dm_name, sizeof(d->dm_name));
 	read_line(dir, "md/level", d->md_level, sizeof(d->md_level));
 	read_line(dir, "md/metadata_version", d->md_metadata, sizeof(d->md_metadata));
 	w->m->n_devices++;

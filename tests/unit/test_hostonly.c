@@ -168,6 +168,17 @@ static void test_lvm_and_unsupported_stacks(void **state)
 	assert_int_equal(hostonly_choose(other, c), -EOPNOTSUPP);
 	assert_non_null(strstr(c->unsupported, "device-mapper device earlymount does not know"));
 
+	/* an LV over lvm2's hidden layers: a thin pool, RAID images */
+	memset(c, 0, sizeof(*c));
+	copy_str(root->devices[0].dm_name, sizeof(root->devices[0].dm_name), "vg0-pool-tpool");
+	assert_int_equal(hostonly_choose(root, c), -EOPNOTSUPP);
+	assert_non_null(strstr(c->unsupported, "/ is on an LVM thin pool ("));
+	memset(c, 0, sizeof(*c));
+	copy_str(root->devices[0].dm_name, sizeof(root->devices[0].dm_name), "vg0-root_rimage_1");
+	assert_int_equal(hostonly_choose(root, c), -EOPNOTSUPP);
+	assert_non_null(strstr(c->unsupported, "/ is on LVM RAID ("));
+	root->devices[0].dm_name[0] = '\0';
+
 	memset(c, 0, sizeof(*c));
 	md->n_devices = 1;
 	copy_str(md->devices[0].path, sizeof(md->devices[0].path), "/devices/virtual/block/md0");
