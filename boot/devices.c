@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "devices.h"
-#include "paths.h"
 #include "log.h"
+#include "paths.h"
 #include "probe.h"
 #include "sysfs.h"
 #include "timing.h"

@@ -76,10 +76,7 @@ void lvm_probed(const struct part *part, void *data)
 		lvm_prepare(l);
 	log_debug("lvm: scanning %s", part->devpath);
 	r = lvm_run(argv, &out);
-	if (r < 0)
-		log_warn("lvm: unable to run lvm pvscan on %s: %s; its volume group stays inactive",
-			 part->devpath, strerror(-r));
-	else if (r > 0)
-		log_warn("lvm: pvscan of %s failed (exit code %d%s%s); its volume group may stay "
-			 "inactive", part->devpath, r, out.last[0] ? ": " : "", out.last);
+	if (r != 0)
+		child_log_failure(&out, "lvm pvscan", part->devpath, r,
+				  "its volume group may stay inactive");
 }

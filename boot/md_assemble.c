@@ -22,6 +22,7 @@
 #include "util.h"
 
 #define SYS_BLOCK "/sys/class/block"
+#define MD_LEVEL_MAX 32
 
 /* md_mod, and a word on rd.md.uuid= entries that can match nothing, once. */
 static void md_prepare(struct md_boot *m)
@@ -49,7 +50,7 @@ static void level_line(const char *line, void *data)
 	const char *v = startswith(line, "MD_LEVEL=");
 
 	if (v)
-		snprintf(data, 32, "%s", v);
+		snprintf(data, MD_LEVEL_MAX, "%s", v);
 }
 
 /* The module of the member's RAID level ("md-raid1", the alias each personality has), once a
@@ -57,7 +58,7 @@ static void level_line(const char *line, void *data)
 static int load_personality(struct md_boot *m, const struct part *part)
 {
 	const char *argv[] = { EARLYMOUNT_MDADM, "--examine", "--export", part->devpath, NULL };
-	char level[32] = "", alias[48];
+	char level[MD_LEVEL_MAX] = "", alias[MD_LEVEL_MAX + sizeof("md-")];
 	int r = mdadm_run(argv, level_line, level);
 
 	if (r >= 0 && !level[0])
@@ -160,12 +161,9 @@ void md_probed(const struct part *part, void *data)
 	r = mdadm_run(argv, child_log_line, &out);
 	m->last_added_sec = timing_now();
 	m->degraded_tried = false;
-	if (r < 0)
-		log_warn("md: unable to run mdadm --incremental on %s: %s; its array stays inactive",
-			 part->devpath, strerror(-r));
-	else if (r > 0)
-		log_warn("md: mdadm --incremental %s failed (exit code %d%s%s); its array may stay "
-			 "inactive", part->devpath, r, out.last[0] ? ": " : "", out.last);
+	if (r != 0)
+		child_log_failure(&out, "mdadm --incremental", part->devpath, r,
+				  "its array may stay inactive");
 }
 
 int md_degraded_due_ms(const struct md_boot *m)
@@ -250,9 +248,8 @@ void md_start_degraded(struct md_boot *m)
 		 md_degraded_sec(&m->opts->md, m->root_wait_sec));
 	r = mdadm_run(argv, child_log_line, &out);
 	if (r != 0)
-		log_warn("md: mdadm --incremental --run --scan failed (%s %d%s%s)",
-			 r < 0 ? "error" : "exit code", r < 0 ? -r : r, out.last[0] ? ": " : "",
-			 out.last);
+		child_log_failure(&out, "mdadm --incremental --run --scan", "the arrays that wait", r,
+				  "they stay inactive");
 	for_each_array(warn_degraded, m);
 	/* an array that still cannot run (too few members) is tried again once another comes */
 	m->degraded_tried = true;

@@ -9,6 +9,9 @@
 
 #define MD_UUID_HEX 32
 
+const char *const md_levels[] = { "linear", "raid0", "raid1", "raid4", "raid5", "raid6", "raid10" };
+const size_t md_levels_n = ARRAY_SIZE(md_levels);
+
 /* The UUID's 32 hex digits in lower case, without separators: false when it is not one. */
 static bool md_uuid_digits(const char *uuid, size_t len, char out[MD_UUID_HEX + 1])
 {

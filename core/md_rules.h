@@ -13,6 +13,11 @@
  * bounds it (below). */
 #define MD_DEGRADED_DEFAULT_SEC 10
 
+/* The RAID levels (md/level, mdadm's MD_LEVEL) md assembles with its own metadata; each level's
+ * module has the alias "md-LEVEL" (raid4, raid5 and raid6 are one module, raid456). */
+extern const char *const md_levels[];
+extern const size_t md_levels_n;
+
 /* Whether an array UUID, in mdadm's form (4 groups of 8 hex digits joined by ':') or
  * libblkid's (8-4-4-4-12), is one: 32 hex digits, separators where either form has them. */
 bool md_uuid_valid(const char *uuid);

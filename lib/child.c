@@ -99,6 +99,16 @@ void child_log_line(const char *line, void *data)
 	snprintf(l->last, sizeof(l->last), "%s", line);
 }
 
+void child_log_failure(const struct child_log *out, const char *tool, const char *what, int r,
+		       const char *then)
+{
+	if (r < 0)
+		log_warn("%sunable to run %s on %s: %s; %s", out->prefix, tool, what, strerror(-r), then);
+	else
+		log_warn("%s%s on %s failed (exit code %d%s%s); %s", out->prefix, tool, what, r,
+			 out->last[0] ? ": " : "", out->last, then);
+}
+
 int child_run_lines(const struct child_spec *spec, child_line_fn *fn, void *data)
 {
 	struct line_split split = { .fn = fn, .data = data };

@@ -40,3 +40,9 @@ struct child_log {
 };
 
 void child_log_line(const char *line, void *data);
+
+/* The warning after a tool run with child_log_line() did not succeed (r, child_run_lines()'s
+ * answer, not 0): "PREFIXunable to run TOOL on WHAT: ERROR; THEN", or "PREFIXTOOL on WHAT failed
+ * (exit code N: its last line); THEN". */
+void child_log_failure(const struct child_log *out, const char *tool, const char *what, int r,
+		       const char *then);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "hostonly.h"
+#include "lvm_names.h"
+#include "md_rules.h"
 #include "util.h"
 
 /* What a filesystem needs at mount time besides its own module, that the kernel would load
@@ -42,7 +44,8 @@ static const struct dm_kind {
 
 /* The hidden devices lvm2 stacks under a logical volume that is not linear or striped, by
  * what their dm names hold ("vg0-pool-tpool", "vg0-root_rimage_0"): targets and tools (dm-thin-pool
- * and thin_check, dm-cache, dm-raid, dm-mirror, dm-snapshot) an image of earlymount's lacks. */
+ * and thin_check, dm-cache, dm-raid, dm-mirror, dm-snapshot) an image of earlymount's lacks.
+ * lvm2 reserves the "_" parts in LV names; a "-" part is a layer's suffix after VG-LV. */
 static const struct lvm_layer {
 	const char *name_part;
 	const char *what;
@@ -55,6 +58,18 @@ static const struct lvm_layer {
 	{ "_vorigin", "an LVM VDO volume" }, { "_vdata", "an LVM VDO volume" },
 	{ "-real", "an LVM snapshot" },     { "-cow", "an LVM snapshot" },
 };
+
+static bool lvm_layer_named(const char *dm_name, const char *part)
+{
+	char vg[LVM_NAME_MAX], lv[LVM_NAME_MAX];
+	size_t n = strlen(dm_name), k = strlen(part);
+
+	if (part[0] == '_')
+		return strstr(dm_name, part) != NULL;
+	/* VG-LV-LAYER: not a visible LV's name */
+	return n > k && streq(dm_name + n - k, part) &&
+	       !lvm_split_dm_name(dm_name, vg, sizeof(vg), lv, sizeof(lv));
+}
 
 /* Filesystems whose root needs a network, or a module and tools earlymount does not run. */
 static const struct unsupported_fs {
@@ -116,7 +131,7 @@ static int add_dm(const struct hostonly_mount *m, const struct hostonly_device *
 		goto out;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(lvm_layers) && kind->need == NEED_LVM; i++)
-		if (strstr(d->dm_name, lvm_layers[i].name_part)) {
+		if (lvm_layer_named(d->dm_name, lvm_layers[i].name_part)) {
 			r = unsupported(m, d, lvm_layers[i].what, c);
 			goto out;
 		}
@@ -128,11 +143,6 @@ out:
 	return r;
 }
 
-/* The RAID levels mdadm assembles with md's own metadata; each level's module has the alias
- * md-LEVEL. */
-static const char *const md_levels[] = { "linear", "raid0", "raid1", "raid4", "raid5", "raid6",
-					 "raid10" };
-
 /* An md array: md_mod and its level's module, and mdadm in the image. Firmware RAID (IMSM,
  * DDF: external metadata that mdmon keeps) and md's multipath are not assembled. */
 static int add_md(const struct hostonly_mount *m, const struct hostonly_device *d,
@@ -142,7 +152,7 @@ static int add_md(const struct hostonly_mount *m, const struct hostonly_device *
 	bool known = false;
 	int r;
 
-	for (size_t i = 0; i < ARRAY_SIZE(md_levels) && !known; i++)
+	for (size_t i = 0; i < md_levels_n && !known; i++)
 		known = streq(d->md_level, md_levels[i]);
 	if (startswith(d->md_metadata, "external:")) {
 		snprintf(what, sizeof(what), "firmware RAID (md with %s metadata, kept by mdmon)",

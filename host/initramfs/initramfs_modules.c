@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <libkmod/libkmod.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "initramfs.h"
 #include "log.h"
 #include "luks_helper.h"
+#include "md_rules.h"
 #include "util.h"
 
 /* The drivers and filesystems a disk-booting machine most likely needs, by the names Debian's
@@ -300,12 +302,15 @@ int initramfs_choose_default_modules(struct builder *b)
  * the image cannot know which level that is unless --host-only chose it already). */
 static void choose_md_modules(struct builder *b)
 {
-	static const char *const md_modules[] = { "md_mod", "md-linear", "md-raid0", "md-raid1",
-						  "md-raid10", "md-raid5" };
+	char alias[32];
 
-	for (size_t i = 0; i < ARRAY_SIZE(md_modules); i++)
-		if (initramfs_choose_module(b, md_modules[i]) == -ENOENT)
-			log_info("%s is not a module of %s: built in (or absent)", md_modules[i], b->moddir);
+	if (initramfs_choose_module(b, "md_mod") == -ENOENT)
+		log_info("md_mod is not a module of %s: built in (or absent)", b->moddir);
+	for (size_t i = 0; i < md_levels_n; i++) {
+		snprintf(alias, sizeof(alias), "md-%s", md_levels[i]);
+		if (initramfs_choose_module(b, alias) == -ENOENT)
+			log_info("%s is not a module of %s: built in (or absent)", alias, b->moddir);
+	}
 }
 
 int initramfs_choose_asked_modules(struct builder *b)

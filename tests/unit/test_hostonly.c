@@ -177,6 +177,15 @@ static void test_lvm_and_unsupported_stacks(void **state)
 	copy_str(root->devices[0].dm_name, sizeof(root->devices[0].dm_name), "vg0-root_rimage_1");
 	assert_int_equal(hostonly_choose(root, c), -EOPNOTSUPP);
 	assert_non_null(strstr(c->unsupported, "/ is on LVM RAID ("));
+	/* an LV whose own name ends so ("cow" in VG vg0; "my-cow", its '-' doubled) is one */
+	memset(c, 0, sizeof(*c));
+	copy_str(root->devices[0].dm_name, sizeof(root->devices[0].dm_name), "vg0-cow");
+	assert_int_equal(hostonly_choose(root, c), 0);
+	copy_str(root->devices[0].dm_name, sizeof(root->devices[0].dm_name), "vg0-my--cow");
+	assert_int_equal(hostonly_choose(root, c), 0);
+	copy_str(root->devices[0].dm_name, sizeof(root->devices[0].dm_name), "vg0-root-cow");
+	assert_int_equal(hostonly_choose(root, c), -EOPNOTSUPP);
+	assert_non_null(strstr(c->unsupported, "/ is on an LVM snapshot ("));
 	root->devices[0].dm_name[0] = '\0';
 
 	memset(c, 0, sizeof(*c));
