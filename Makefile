@@ -286,9 +286,13 @@ check-layers: all $(LUKS_CHECK_OBJ)
 	@sh tests/layers/layout README.md
 check: check-layers
 
-# The tiny "real init" of the test images (qemu/probe-init.c), static, per arch.
+# The tiny "real init" of the test images (qemu/probe-init.c) and the stack images' btrfs
+# subvolume maker (qemu/btrfs-subvol.c), static, per arch.
 define probe_rules
 $(BUILD)/$(1)/probe-init: qemu/probe-init.c
+	@mkdir -p $$(@D)
+	$(call say,CC,$$@) $(CC_$(1)) -std=gnu11 $(WARN) -Os -static -o $$@ $$<
+$(BUILD)/$(1)/btrfs-subvol: qemu/btrfs-subvol.c
 	@mkdir -p $$(@D)
 	$(call say,CC,$$@) $(CC_$(1)) -std=gnu11 $(WARN) -Os -static -o $$@ $$<
 endef

@@ -115,13 +115,14 @@ static bool probe_async_ok(const struct boot *b)
 }
 
 /* What a probe recognised goes to each storage stack: an md member to mdadm, an LVM physical
- * volume to lvm. */
+ * volume to lvm, a btrfs device to the kernel's list of them. */
 static void stacks_probed(const struct part *part, void *data)
 {
 	struct boot *b = data;
 
 	md_probed(part, &b->md);
 	lvm_probed(part, &b->lvm);
+	btrfs_probed(part, &b->btrfs);
 }
 
 static int stage_modules(struct boot *b)
@@ -146,6 +147,7 @@ static int stage_modules(struct boot *b)
 	b->lvm = (struct lvm_boot){ .opts = &b->opts, .modules = &b->modules };
 	b->md = (struct md_boot){ .opts = &b->opts, .modules = &b->modules,
 				  .root_wait_sec = boot_plan_timeout_ms(&b->opts) / 1000 };
+	b->btrfs = (struct btrfs_boot){ .modules = &b->modules, .control = -1 };
 	devices_on_probed(&b->devices, stacks_probed, b);
 	/* Drivers load side by side until the plan is made: the disk's need not wait behind
 	 * a controller's that probes empty ports. Those of devices that hold no disk wait for

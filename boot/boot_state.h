@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "boot.h"
+#include "btrfs_scan.h"
 #include "cmdline.h"
 #include "devices.h"
 #include "fallback.h"
@@ -26,6 +27,7 @@ struct boot {
 	struct devices devices;
 	struct lvm_boot lvm;
 	struct md_boot md;
+	struct btrfs_boot btrfs;
 	struct machine machine;
 	struct plan plan;
 	int plan_result;

@@ -63,9 +63,14 @@ static bool listed_volumes_may_hold_it(const struct options *o)
 
 static void make_plan(struct boot *b, struct devices *d)
 {
-	b->plan_result = plan_build(&(struct plan_input){ &b->opts, &d->disks, &b->machine,
-							  b->fallback.failed, b->fallback.n },
-				    &b->plan);
+	struct plan_input in = { &b->opts, &d->disks, &b->machine, b->fallback.failed,
+				 b->fallback.n };
+
+	btrfs_mark_incomplete(&b->btrfs, &d->disks);
+	b->plan_result = plan_build(&in, &b->plan);
+	/* a btrfs may span devices: known once btrfs is loaded and shown them */
+	if (b->plan_result == 0 && btrfs_plan_mounts(&b->btrfs, &b->plan, &d->disks))
+		b->plan_result = plan_build(&in, &b->plan);
 }
 
 /* A plan counts once the devices settled, when a disk still to come could make it

@@ -76,6 +76,7 @@ static void probe_filesystem(int fd, const char *disk_path, struct part *part)
 	lookup_value(pr, "TYPE", part->fstype, sizeof(part->fstype));
 	lookup_value(pr, "UUID", part->fsuuid, sizeof(part->fsuuid));
 	lookup_value(pr, "LABEL", part->fslabel, sizeof(part->fslabel));
+	lookup_value(pr, "UUID_SUB", part->fsuuid_sub, sizeof(part->fsuuid_sub));
 out:
 	if (pr)
 		blkid_free_probe(pr);

@@ -123,6 +123,20 @@ static bool part_matches(const struct part *p, const char *spec)
 	return (p->devpath[0] && streq(p->devpath, spec)) || lvm_path_matches(p, spec);
 }
 
+/* Filesystems one mount may span several devices of. */
+static const char *const multi_device_fstypes[] = { "btrfs" };
+
+bool part_same_filesystem(const struct part *a, const struct part *b)
+{
+	bool multi = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(multi_device_fstypes); i++)
+		multi = multi || streq(a->fstype, multi_device_fstypes[i]);
+	return multi && streq(a->fstype, b->fstype) && a->fsuuid[0] &&
+	       strcasecmp(a->fsuuid, b->fsuuid) == 0 && a->fsuuid_sub[0] && b->fsuuid_sub[0] &&
+	       strcasecmp(a->fsuuid_sub, b->fsuuid_sub) != 0;
+}
+
 int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
 		  const struct disk **disk)
 {
@@ -134,7 +148,7 @@ int disk_set_find(const struct disk_set *set, const char *spec, const struct par
 		for (size_t i = 0; i < set->disks[d].n_parts; i++) {
 			const struct part *p = &set->disks[d].parts[i];
 
-			if (!part_matches(p, spec))
+			if (!part_matches(p, spec) || (found && part_same_filesystem(found, p)))
 				continue;
 			if (found) {
 				r = -ENOTUNIQ;

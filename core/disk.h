@@ -26,6 +26,12 @@ struct part {
 	char fstype[32];           /* "" when nothing was recognised */
 	char fsuuid[64];
 	char fslabel[256];
+	/* The member's own UUID beside the filesystem's (libblkid's UUID_SUB: a btrfs device's
+	 * dev_item UUID); "" when the type has none. */
+	char fsuuid_sub[64];
+	/* A member of a filesystem over several devices (btrfs) whose other devices the kernel
+	 * has not all been shown yet: it cannot be mounted (but degraded). Set at boot only. */
+	bool fs_incomplete;
 	char devpath[64];          /* "/dev/vda2" at boot; "" for partitions of image files */
 	/* A whole device-mapper device's name, /dev/mapper/NAME, and UUID ("" for others): who
 	 * made it ("LVM-…": lvm2, and /dev/VG/LV names it too; "CRYPT-LUKS2-…": an unlocked LUKS
@@ -80,9 +86,14 @@ uint64_t part_end(const struct part *part);
  * NULL. An empty range shares none. */
 const struct part *disk_find_overlap(const struct disk *disk, const struct part *part);
 
+/* Whether a and b are two devices of one filesystem over several devices (btrfs): the same
+ * filesystem UUID and type, each with a device UUID of its own (a copied disk has the same). */
+bool part_same_filesystem(const struct part *a, const struct part *b);
+
 /* Finds the partition a device spec names — a /dev path (/dev/mapper/NAME and /dev/VG/LV for
  * a device-mapper device and a logical volume), PARTUUID=, PARTLABEL=, UUID=, LABEL= — and
- * its disk (either out pointer may be NULL). UUIDs compare case-insensitively.
+ * its disk (either out pointer may be NULL). UUIDs compare case-insensitively. The devices of
+ * one filesystem over several (part_same_filesystem()) are one match: the first is returned.
  * 0; -ENOENT when none matches; -ENOTUNIQ when several do (never pick one silently). */
 int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
 		  const struct disk **disk);

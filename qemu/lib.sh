@@ -29,8 +29,9 @@ fetch_kernels() {
 }
 
 build_probes() {
-	make -s BUILD="$build" "$build/x86_64/probe-init" "$build/aarch64/probe-init" >&2 ||
-		die "could not build qemu/probe-init.c"
+	make -s BUILD="$build" "$build/x86_64/probe-init" "$build/aarch64/probe-init" \
+		"$build/x86_64/btrfs-subvol" "$build/aarch64/btrfs-subvol" >&2 ||
+		die "could not build qemu/probe-init.c and qemu/btrfs-subvol.c"
 }
 
 var_uuid() {
@@ -195,10 +196,11 @@ build_volatile_trees() { # ARCH
 }
 
 # Writes IMAGE from PARTS (one mkdisk PART per line), after replacing @ARCH@ (x86-64,
-# arm64), @FS@ (the trees of the arch), @VARUUID@ and @ESP@ (ESP-DIR, an ESP tree).
+# arm64), @FS@ (the trees of the arch), @VARUUID@, @ESP@ (ESP-DIR, an ESP tree) and @PREP@
+# ($prep_dir: what a scenario's prepare= made).
 build_image() { # ARCH IMAGE PARTS [ESP-DIR]
 	lib_arch=$1 lib_img=$2 lib_parts=$3
-	lib_sub="s|@ARCH@|$(dps_arch "$lib_arch")|g; s|@FS@|$build/qemu/fs/$lib_arch|g; s|@VARUUID@|$(var_uuid)|g; s|@ESP@|${4:-}|g"
+	lib_sub="s|@ARCH@|$(dps_arch "$lib_arch")|g; s|@FS@|$build/qemu/fs/$lib_arch|g; s|@VARUUID@|$(var_uuid)|g; s|@ESP@|${4:-}|g; s|@PREP@|${prep_dir:-}|g"
 	set --
 	lib_ifs=$IFS
 	IFS='

@@ -108,6 +108,10 @@ bool plan_role_fstype_ok(struct planner *p, const struct part *part, enum dps_ro
 bool plan_part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT]);
 int plan_refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,
 			const char *what);
+/* A filesystem over several devices whose devices are not all there yet: -ENOENT, the
+ * plan waits, unless flags (flags_key's) say degraded. */
+int plan_check_members(struct planner *p, const struct part *part, const char *what,
+		       const char *flags, const char *flags_key);
 /* The partition a device spec of the command line names, key= in messages. */
 int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
 		      const struct part **part, const struct disk **disk);
@@ -151,6 +155,11 @@ int plan_add_listed_volumes(struct planner *p);
 
 /* plan_options.c: mount options. */
 bool plan_flags_want_rw(const char *flags);
+/* Whether the comma-separated flags (NULL: none) hold word itself. */
+bool plan_flags_have(const char *flags, const char *word);
+/* Whether flags a and b pick different btrfs subvolumes (subvol=, subvolid=; none: the
+ * default one). */
+bool plan_flags_other_subvolume(const char *a, const char *b);
 int plan_format_options(struct planner *p, char *out, size_t size, const struct mount_flags *f,
 			const char *target);
 int plan_merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,

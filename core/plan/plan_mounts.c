@@ -100,6 +100,8 @@ int plan_add_root_mount(struct planner *p, const char *target, bool force_ro, co
 	if (r == 0 && !luks.unlocked)
 		r = plan_check_fstype(p, p->root, "root", opts->rootfstype, "rootfstype=",
 				      !p->root_explicit, &fstype);
+	if (r == 0)
+		r = plan_check_members(p, p->root, "root", opts->rootflags, "rootflags=");
 	if (r < 0)
 		goto out;
 	flags.rw = opts->rw == 1 && !force_ro && !read_only;
@@ -162,6 +164,9 @@ int plan_add_usr_stage(struct planner *p)
 	if (r == 0 && !luks.unlocked)
 		r = plan_check_fstype(p, p->usr, "usr", opts->usrfstype, "mount.usrfstype=",
 				      !p->usr_explicit, &fstype);
+	if (r == 0)
+		r = plan_check_members(p, p->usr, "usr", flags_given, flags_given == opts->usrflags ?
+				       "mount.usrflags=" : "rootflags=");
 	if (r < 0)
 		goto out;
 	read_only = plan_part_read_only(p->usr, p->usr_disk);

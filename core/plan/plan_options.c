@@ -2,9 +2,11 @@
  * modes, the boot's ro/rw), so the user's rootflags=, mount.usrflags= and earlymount.tmpfs=
  * are merged in word by word, never copied whole. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "plan_internal.h"
+#include "util.h"
 
 static bool has_option(const char *options, const char *word, size_t len)
 {
@@ -27,6 +29,11 @@ static void add_option(struct text *t, const char *word, size_t len)
 	if (len == 0 || has_option(t->buf, word, len))
 		return;
 	plan_text_add(t, "%s%.*s", t->len ? "," : "", (int)len, word);
+}
+
+bool plan_flags_have(const char *flags, const char *word)
+{
+	return flags && has_option(flags, word, strlen(word));
 }
 
 /* Whether the last ro/rw word in flags is rw. */
@@ -107,6 +114,31 @@ static const char *option_with_key(const char *options, const char *word, size_t
 		s += n + (s[n] == ',');
 	}
 	return found;
+}
+
+/* The btrfs subvolume flags pick: their last subvol= or subvolid= word, or "" (the default
+ * subvolume). */
+static void subvolume_word(const char *flags, char *out, size_t size)
+{
+	size_t n = 0, nid = 0;
+	const char *w = option_with_key(flags, "subvol", 6, &n);
+	const char *id = option_with_key(flags, "subvolid", 8, &nid);
+
+	/* the later word wins, as in the kernel's option parser */
+	if (id && (!w || id > w)) {
+		w = id;
+		n = nid;
+	}
+	snprintf(out, size, "%.*s", w ? (int)n : 0, w ? w : "");
+}
+
+bool plan_flags_other_subvolume(const char *a, const char *b)
+{
+	char wa[PLAN_PATH], wb[PLAN_PATH];
+
+	subvolume_word(a, wa, sizeof(wa));
+	subvolume_word(b, wb, sizeof(wb));
+	return !streq(wa, wb);
 }
 
 /* defaults with each word the user gave for the same key in its place, then the user's

@@ -155,9 +155,15 @@ int plan_resolve_explicit(struct planner *p)
 			goto out;
 		p->usr_explicit = true;
 	}
-	if (p->root && p->root == p->usr)
-		r = plan_fail(p, -EINVAL, "root=%s and mount.usr=%s name the same partition %u of %s",
-			      opts->root, opts->usr, p->root->number, p->root_disk->path);
+	/* two subvolumes of one btrfs are two trees: Fedora's and Ubuntu's layouts */
+	if (p->root && p->root == p->usr &&
+	    !(streq(p->root->fstype, "btrfs") && opts->usrflags &&
+	      plan_flags_other_subvolume(opts->rootflags, opts->usrflags)))
+		r = plan_fail(p, -EINVAL, "root=%s and mount.usr=%s name the same partition %u of %s%s",
+			      opts->root, opts->usr, p->root->number, p->root_disk->path,
+			      streq(p->root->fstype, "btrfs")
+				      ? " and the same subvolume of its btrfs: give mount.usrflags=subvol="
+				      : "");
 out:
 	return r;
 }

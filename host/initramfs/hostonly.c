@@ -209,11 +209,6 @@ int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choi
 		r = -ENOTBLK;
 		goto out;
 	}
-	if (m->btrfs_devices > 1) {
-		snprintf(choice->unsupported, sizeof(choice->unsupported),
-			 "%s is btrfs over %u devices (%.200s)", m->where, m->btrfs_devices, m->source);
-		r = -EOPNOTSUPP;
-	}
 	for (size_t i = 0; i < m->n_devices && r == 0; i++)
 		r = add_device(m, &m->devices[i], choice);
 	snprintf(alias, sizeof(alias), "fs-%s", m->fstype);

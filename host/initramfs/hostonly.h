@@ -28,7 +28,8 @@ struct hostonly_mount {
 	char fstype[64];
 	char source[HOSTONLY_NAME_MAX];
 	bool block;         /* mounted from a block device (major != 0) */
-	unsigned btrfs_devices; /* btrfs: the devices of the filesystem (sysfs/fs/btrfs) */
+	unsigned btrfs_devices; /* btrfs: how many devices the filesystem has (sysfs/fs/btrfs),
+				 * each of them walked into devices[] */
 	struct hostonly_device devices[HOSTONLY_MAX_DEVICES];
 	size_t n_devices;
 };

@@ -269,67 +269,106 @@ static void log_mount(const struct hostonly_mount *m, FILE *out)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s (%s)", n ? ", " : "", base,
 				      d->dm_uuid[0] ? "device-mapper" : d->module[0] ? d->module : d->driver);
 	}
-	fprintf(out, "host-only: %s: %s on %s, through %s\n", m->where, m->fstype, m->source,
-	       line[0] ? line : "no bound driver");
+	fprintf(out, "host-only: %s: %s on %s%s, through %s\n", m->where, m->fstype, m->source,
+		m->btrfs_devices > 1 ? " and the other devices of its btrfs" : "",
+		line[0] ? line : "no bound driver");
 }
 
-/* The number of devices of the btrfs filesystem that has the block device name among its
- * devices (sysfs/fs/btrfs/FSID/devices/NAME), 0 when none has. */
-static unsigned btrfs_device_count(const char *sysfs, const char *name)
+/* The directory sysfs/fs/btrfs/FSID/devices of the btrfs that has the block device name
+ * among its devices, and how many it has; false when none has. */
+static bool btrfs_devices_dir(const char *sysfs, const char *name, char *out, size_t size,
+			      unsigned *count)
 {
-	char dir[PATH_MAX], devices[PATH_MAX];
+	char dir[PATH_MAX];
 	struct dirent *e, *f;
-	unsigned count = 0;
+	bool mine = false;
 	DIR *fs, *d;
 
 	if (path_join(dir, sizeof(dir), sysfs, "fs/btrfs") < 0 || !(fs = opendir(dir)))
-		return 0;
-	while (count == 0 && (e = readdir(fs))) {
-		unsigned n = 0;
-		bool mine = false;
-
+		return false;
+	while (!mine && (e = readdir(fs))) {
+		*count = 0;
 		if (e->d_name[0] == '.' ||
-		    snprintf(devices, sizeof(devices), "%s/%s/devices", dir, e->d_name) >= (int)sizeof(devices) ||
-		    !(d = opendir(devices)))
+		    snprintf(out, size, "%s/%s/devices", dir, e->d_name) >= (int)size ||
+		    !(d = opendir(out)))
 			continue;
 		while ((f = readdir(d)))
 			if (f->d_name[0] != '.') {
-				n++;
+				(*count)++;
 				mine = mine || streq(f->d_name, name);
 			}
 		closedir(d);
-		if (mine)
-			count = n;
 	}
 	closedir(fs);
-	return count;
+	return mine;
+}
+
+/* A btrfs over several devices: each of them, as the mount's own. */
+static int walk_btrfs(struct walk *w, const char *devices)
+{
+	char link[PATH_MAX];
+	struct dirent *e;
+	int r = 0;
+	DIR *d = opendir(devices);
+
+	while (d && r == 0 && (e = readdir(d)))
+		if (e->d_name[0] != '.' && path_join(link, sizeof(link), devices, e->d_name) == 0)
+			r = walk_block(w, link, 0);
+	if (d)
+		closedir(d);
+	return r;
+}
+
+/* The block device (its name in sysfs/class/block) a source names: /dev/NAME, or
+ * /dev/mapper/NAME by the device-mapper names sysfs lists. btrfs reports an anonymous
+ * device number, so its source is all there is. */
+static bool source_block_name(const char *sysfs, const char *source, char *out, size_t size)
+{
+	const char *base = startswith(source, "/dev/");
+	const char *dm = startswith(source, "/dev/mapper/");
+	char dir[PATH_MAX], path[PATH_MAX], name[HOSTONLY_NAME_MAX];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	if (base && !strchr(base, '/'))
+		return copy_str(out, size, base) == 0;
+	if (!dm || path_join(dir, sizeof(dir), sysfs, "class/block") < 0 || !(d = opendir(dir)))
+		return false;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || path_join(path, sizeof(path), dir, e->d_name) < 0)
+			continue;
+		read_line(path, "dm/name", name, sizeof(name));
+		found = name[0] && streq(name, dm) && copy_str(out, size, e->d_name) == 0;
+	}
+	closedir(d);
+	return found;
 }
 
 /* Fills m for the mount at where; -ENODATA when nothing is mounted there (not reported). */
 static int read_mount(struct walk *w, const char *mountinfo, struct hostonly_mount *m)
 {
-	char link[PATH_MAX];
-	const char *base;
+	char link[PATH_MAX], name[HOSTONLY_NAME_MAX], devices[PATH_MAX];
 	unsigned major = 0, minor = 0;
 	int r = find_mount(mountinfo, m->where, &major, &minor, m);
 
 	if (r < 0)
 		goto out;
-	/* btrfs reports an anonymous device number: its source names the disk */
-	base = startswith(m->source, "/dev/");
 	if (major != 0)
 		snprintf(link, sizeof(link), "%s/dev/block/%u:%u", w->sysfs, major, minor);
-	else if (base && !strchr(base, '/'))
-		snprintf(link, sizeof(link), "%s/class/block/%s", w->sysfs, base);
+	else if (source_block_name(w->sysfs, m->source, name, sizeof(name)))
+		snprintf(link, sizeof(link), "%s/class/block/%s", w->sysfs, name);
 	else
 		goto out;
 	m->block = access(link, F_OK) == 0;
 	if (!m->block)
 		goto out;
-	if (streq(m->fstype, "btrfs") && base)
-		m->btrfs_devices = btrfs_device_count(w->sysfs, base);
 	w->m = m;
-	r = walk_block(w, link, 0);
+	if (streq(m->fstype, "btrfs") && major == 0 &&
+	    btrfs_devices_dir(w->sysfs, name, devices, sizeof(devices), &m->btrfs_devices))
+		r = walk_btrfs(w, devices);
+	else
+		r = walk_block(w, link, 0);
 out:
 	return r;
 }

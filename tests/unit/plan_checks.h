@@ -19,6 +19,14 @@ static inline void want_ok(struct fixture *f, int r, size_t n_steps)
 	}
 }
 
+static inline void want_error(const struct fixture *f, int r, int want, const char *text)
+{
+	if (r != want || !strstr(f->plan.error, text)) {
+		fx_dump(f);
+		fail_msg("want %d and an error with '%s'; got %d", want, text, r);
+	}
+}
+
 static inline void want_note(struct fixture *f, const char *text)
 {
 	if (!fx_has_note(f, text)) {

@@ -14,14 +14,6 @@
 #define LUKS_VAR "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"
 #define LUKS_DATA "5a5a5a5a-1111-4222-8333-444455556666"
 
-static void want_error(struct fixture *f, int r, int want, const char *text)
-{
-	if (r != want || !strstr(f->plan.error, text)) {
-		fx_dump(f);
-		fail_msg("want %d and an error with '%s'; got %d", want, text, r);
-	}
-}
-
 static const struct plan_step *want_step(struct fixture *f, size_t i, enum plan_op op,
 					 const char *source, const char *target, const char *fstype)
 {
