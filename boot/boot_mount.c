@@ -16,34 +16,6 @@
 #include "util.h"
 #include "uuid.h"
 
-/* Without udev nothing runs modprobe for a filesystem: load it before mount(2) needs it. */
-static int ensure_filesystem(const char *fstype, void *data)
-{
-	struct boot *b = data;
-	char alias[64];
-
-	if (filesystem_registered(fstype))
-		return 0;
-	snprintf(alias, sizeof(alias), "fs-%s", fstype);
-	return modules_load_alias(&b->modules, alias);
-}
-
-static int load_module(const char *modalias, void *data)
-{
-	struct boot *b = data;
-
-	return modules_load_alias(&b->modules, modalias);
-}
-
-/* While a passphrase prompt waits, devices still arrive: a USB keyboard is enumerated after
- * its controller's driver loaded, in the background, often after the disk was found. */
-static void load_modules_while_asking(void *data)
-{
-	struct boot *b = data;
-
-	devices_load_modules(&b->devices);
-}
-
 static int read_machine_id(const char *path, uint8_t id[16], const char **why)
 {
 	char text[64];
@@ -65,88 +37,54 @@ static int read_machine_id(const char *path, uint8_t id[16], const char **why)
 	return r;
 }
 
-/* The /var rule needs the root's machine ID: mount the root, read it, plan the rest with it. */
-static int replan_with_machine_id(struct boot *b)
+/* The /usr and x-initrd.mount entries of the root's /etc/fstab. A root without one (or one
+ * unreadable) has none: the plan goes on without. */
+static void read_fstab(struct boot *b)
 {
-	struct plan_input in = { &b->opts, &b->devices.disks, &b->machine, b->fallback.failed,
-				 b->fallback.n };
-	const char *why = NULL;
-	int r = 0;
+	static char text[FSTAB_TEXT_MAX + 1];
+	ssize_t n = read_file_at(AT_FDCWD, b->plan.fstab_path, text, sizeof(text));
 
-	if (read_machine_id(b->plan.machine_id_path, b->machine.machine_id, &why) < 0) {
-		log_info("not looking for a /var partition: %s: %s", b->plan.machine_id_path, why);
-	} else {
-		b->machine.has_machine_id = true;
-		r = plan_build(&in, &b->plan);
-	}
-	for (size_t i = 0; i < b->plan.n_notes; i++)
-		log_info("%s", b->plan.notes[i]);
-	if (r < 0)
-		return boot_fail(b, r, "%s", b->plan.error);
-	return 0;
+	if (n < 0 && n != -ENOENT)
+		log_warn("unable to read %s: %s; no /usr or x-initrd.mount entry of it is mounted",
+			 b->plan.fstab_path, strerror((int)-n));
+	fstab_parse_initrd(text, n < 0 ? 0 : (size_t)n, &b->machine.fstab);
+	b->machine.has_fstab = true;
+	if (b->machine.fstab.n)
+		log_info("%s: %zu %s for the initramfs (/usr, x-initrd.mount)", b->plan.fstab_path,
+			 b->machine.fstab.n, b->machine.fstab.n == 1 ? "entry" : "entries");
 }
 
-/* A LUKS volume may prompt: a USB keyboard's drivers are among those held back. */
-static bool plan_asks(const struct plan *plan)
+static bool note_said(char said[][PLAN_TEXT], size_t n, const char *note)
 {
-	bool asks = false;
-
-	for (size_t i = 0; i < plan->n_steps && !asks; i++)
-		asks = plan->steps[i].op == OP_UNLOCK;
-	return asks;
-}
-
-/* What the steps of plan need at boot: modules on demand, and a prompt that lets devices
- * arrive while it waits. */
-static void prepare_steps(struct boot *b, const struct plan *plan, struct execute_ctx *ctx)
-{
-	static struct ask_watch watch;
-
-	if (plan_asks(plan))
-		boot_release_held(b, HELD_LOAD);
-	watch = (struct ask_watch){ b->devices.uevent_fd, load_modules_while_asking, b };
-	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
-				     .load_module = load_module, .data = b, .watch = &watch };
-}
-
-static bool tried_early(const struct boot *b, const char *luks_uuid)
-{
-	for (size_t i = 0; i < b->n_unlocked_early; i++)
-		if (uuid_str_equal(b->unlocked_early[i], luks_uuid))
+	for (size_t i = 0; i < n; i++)
+		if (streq(said[i], note))
 			return true;
 	return false;
 }
 
-int boot_unlock_listed(struct boot *b)
+/* The /var rule needs the root's machine ID, and its fstab may name a /usr: mount the root,
+ * read them, plan the rest with them (waiting, as for the first plan, for a device they name). */
+static int replan_with_root_files(struct boot *b)
 {
-	static struct plan early;
-	static struct execute_ctx ctx;
-	int r = plan_build_listed_unlocks(&(struct plan_input){ &b->opts, &b->devices.disks,
-								&b->machine, NULL, 0 },
-					  &early);
+	/* the first plan's notes, logged already */
+	static char said[PLAN_MAX_NOTES][PLAN_TEXT];
+	size_t n_said;
+	const char *why = NULL;
+	int r;
 
-	if (r < 0)
-		return boot_fail(b, r, "%s", early.error);
-	prepare_steps(b, &early, &ctx);
-	for (size_t i = 0; i < early.n_steps && r == 0; i++) {
-		const struct plan_step *s = &early.steps[i];
-
-		if (s->op != OP_UNLOCK || !s->part || tried_early(b, s->part->fsuuid) ||
-		    b->n_unlocked_early == ARRAY_SIZE(b->unlocked_early))
-			continue;
-		COPY_STR(b->unlocked_early[b->n_unlocked_early++], s->part->fsuuid);
-		log_info("unlocking %s as it appeared: rd.luks.uuid= lists it, and the root is not "
-			 "found outside it", s->source);
-		r = execute_step(s, &ctx);
-		if (r < 0 && s->optional) {
-			log_warn("%s (nofail: the boot goes on)", ctx.why);
-			r = 0;
-		} else if (r < 0) {
-			boot_fail(b, r, "%s", ctx.why);
-		}
-	}
-	/* block devices were not probed while the prompt waited */
-	devices_rescan(&b->devices);
+	if (b->plan.wants_machine_id &&
+	    read_machine_id(b->plan.machine_id_path, b->machine.machine_id, &why) < 0)
+		log_info("not looking for a /var partition: %s: %s", b->plan.machine_id_path, why);
+	else if (b->plan.wants_machine_id)
+		b->machine.has_machine_id = true;
+	if (b->plan.wants_fstab)
+		read_fstab(b);
+	memcpy(said, b->plan.notes, sizeof(said));
+	n_said = b->plan.n_notes;
+	r = boot_wait_for_replan(b);
+	for (size_t i = 0; i < b->plan.n_notes; i++)
+		if (!note_said(said, n_said, b->plan.notes[i]))
+			log_info("%s", b->plan.notes[i]);
 	return r;
 }
 
@@ -158,13 +96,13 @@ static int mount_plan(struct boot *b, struct execute_ctx *ctx, const struct plan
 	int r;
 
 	*failed_step = NULL;
-	prepare_steps(b, &b->plan, ctx);
-	if (b->plan.wants_machine_id) {
+	boot_prepare_steps(b, &b->plan, ctx);
+	if (plan_wants_root_files(&b->plan)) {
 		done = b->plan.root_steps;
 		r = execute_steps(b->plan.steps, 0, done, ctx);
 		if (r < 0)
 			goto failed;
-		r = replan_with_machine_id(b);
+		r = replan_with_root_files(b);
 		if (r < 0)
 			goto out;
 	}
@@ -205,8 +143,9 @@ static int fall_back(struct boot *b, int err, struct execute_ctx *ctx,
 	}
 	if (fallback_add(&b->fallback, part, role, b->why) < 0)
 		goto out;
-	/* the machine ID was read from the root that failed: the next one has its own */
+	/* the machine ID and fstab were read from the root that failed: the next one has its own */
 	machine.has_machine_id = false;
+	machine.has_fstab = false;
 	if (plan_build(&(struct plan_input){ &b->opts, &b->devices.disks, &machine,
 					     b->fallback.failed, b->fallback.n },
 		       &next) < 0) {
@@ -222,7 +161,7 @@ static int fall_back(struct boot *b, int err, struct execute_ctx *ctx,
 						   : b->plan.n_steps, ctx);
 	b->plan = next;
 	b->machine = machine;
-	for (size_t i = 0; i < b->plan.n_notes && !b->plan.wants_machine_id; i++)
+	for (size_t i = 0; i < b->plan.n_notes; i++)
 		log_info("%s", b->plan.notes[i]);
 	b->why[0] = '\0';
 	r = 0;

@@ -8,6 +8,7 @@
 #include "btrfs_scan.h"
 #include "cmdline.h"
 #include "devices.h"
+#include "execute.h"
 #include "fallback.h"
 #include "lvm_activate.h"
 #include "md_assemble.h"
@@ -38,6 +39,7 @@ struct boot {
 	bool wait_has_md_timer;
 	bool wait_restart;
 	double wait_paused_sec;
+	bool replanning;          /* the root is mounted: the plan is made again with its files */
 	double plan_counted_sec;  /* when the plan was taken: discovery's tail after settling */
 	struct timings timings;
 	struct fallback fallback; /* partitions that failed at this boot, passed over since */
@@ -65,8 +67,13 @@ int boot_check_init(struct boot *b);
 
 /* The stages that have a file of their own. */
 int boot_stage_wait_for_plan(struct boot *b); /* boot_wait.c */
+/* boot_wait.c: the plan made again once the root's files were read, waiting as the first
+ * one did for a device they name: 0, or -errno with b->why. */
+int boot_wait_for_replan(struct boot *b);
 int boot_stage_mount(struct boot *b);         /* boot_mount.c */
-/* boot_mount.c: unlocks the volumes rd.luks.uuid= lists that are there and were not tried yet
+/* boot_steps.c: the executor's context for plan's steps at boot. */
+void boot_prepare_steps(struct boot *b, const struct plan *plan, struct execute_ctx *ctx);
+/* boot_steps.c: unlocks the volumes rd.luks.uuid= lists that are there and were not tried yet
  * (plan_build_listed_unlocks()): 0, or -errno with b->why when one that must open did not. */
 int boot_unlock_listed(struct boot *b);
 /* boot_handoff.c: checks, then switches to the new root and runs its init; returns only

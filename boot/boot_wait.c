@@ -28,6 +28,8 @@ static void prefetch_filesystems(struct boot *b)
 /* What the boot waits for, in its messages. */
 static const char *awaited(const struct boot *b)
 {
+	if (b->replanning)
+		return "a device the root's files name";
 	return b->opts.root_kind == ROOT_SHARE ? "the root share" : "the root partition";
 }
 
@@ -118,6 +120,9 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 				 b->opts.timeout_sec > 0 ? b->opts.timeout_sec : DEFAULT_TIMEOUT_SEC,
 				 awaited(b), b->plan.error);
 	}
+	/* the root is mounted already: no disk still to come changes that choice */
+	if (b->replanning && b->plan_result != -ENOENT)
+		return true;
 	if (b->plan_result == 0 && !settled && boot_plan_pinned(b)) {
 		modules_yield(&b->modules);
 		return true;
@@ -204,8 +209,32 @@ int boot_stage_wait_for_plan(struct boot *b)
 		return boot_fail(b, r, "unable to wait for block devices: %s", strerror(-r));
 	if (b->plan_result < 0)
 		return boot_fail(b, b->plan_result, "%s", b->plan.error);
-	/* A plan that waits for the machine ID is made again: its notes are logged then. */
-	for (size_t i = 0; i < b->plan.n_notes && !b->plan.wants_machine_id; i++)
+	/* a plan made again with the root's files logs only the notes it adds (boot_mount.c) */
+	for (size_t i = 0; i < b->plan.n_notes; i++)
 		log_info("%s", b->plan.notes[i]);
+	return 0;
+}
+
+int boot_wait_for_replan(struct boot *b)
+{
+	int r;
+
+	b->wait_announced = false;
+	b->replanning = true;
+	r = wait_in_slices(b, boot_plan_timeout_ms(&b->opts));
+	/* the devices settled long ago; a plan made is all that counts */
+	if (r == -ETIMEDOUT && b->plan_result == 0)
+		r = 0;
+	if (b->unlock_failed)
+		return b->plan_result;
+	if (r == -ETIMEDOUT) {
+		devices_report(&b->devices);
+		return boot_fail(b, r, "gave up waiting for %s: %s — check the root's /etc/fstab, or "
+				 "give mount.usr= or rd.timeout=", awaited(b), b->plan.error);
+	}
+	if (r < 0)
+		return boot_fail(b, r, "unable to wait for block devices: %s", strerror(-r));
+	if (b->plan_result < 0)
+		return boot_fail(b, b->plan_result, "%s", b->plan.error);
 	return 0;
 }

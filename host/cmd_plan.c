@@ -1,6 +1,7 @@
 /* `earlymount plan`: what earlymount would mount at boot, computed on the host from disk
  * images, a command line and machine facts, with the same planner the boot uses. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "dps.h"
 #include "emergency.h"
 #include "failure.h"
+#include "fileio.h"
 #include "host_args.h"
 #include "plan.h"
 #include "plan_format.h"
@@ -41,6 +43,7 @@ static const char usage_text[] =
 	"  -m, --machine-id HEX         the machine ID (as in /etc/machine-id), for the /var rule\n"
 	"  -a, --arch ARCH              the machine's architecture (default: this binary's)\n"
 	"  -l, --loader-partuuid UUID   LoaderDevicePartUUID, as systemd-boot sets it\n"
+	"  -f, --fstab FILE             the root's /etc/fstab: its /usr and x-initrd.mount entries\n"
 	"  -j, --json                   print JSON instead of text\n"
 	"  -h, --help                   print this help\n"
 	"\n"
@@ -52,6 +55,7 @@ static const struct option long_options[] = {
 	{ "machine-id", required_argument, NULL, 'm' },
 	{ "arch", required_argument, NULL, 'a' },
 	{ "loader-partuuid", required_argument, NULL, 'l' },
+	{ "fstab", required_argument, NULL, 'f' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -60,6 +64,19 @@ static const struct option long_options[] = {
 static int usage_error(const char *what, const char *value)
 {
 	return host_usage_error("plan", what, value);
+}
+
+/* What the boot reads from the root once it is mounted, given here. */
+static int read_fstab(const char *path, struct machine *machine)
+{
+	static char text[FSTAB_TEXT_MAX + 1];
+	ssize_t n = read_file_at(AT_FDCWD, path, text, sizeof(text));
+
+	if (n < 0)
+		return usage_error("--fstab names no readable file:", path);
+	fstab_parse_initrd(text, (size_t)n, &machine->fstab);
+	machine->has_fstab = true;
+	return 0;
 }
 
 static int parse_option(int c, const char *word, void *ctx)
@@ -93,6 +110,9 @@ static int parse_option(int c, const char *word, void *ctx)
 		    uuid_normalize(args->machine.loader_partuuid) < 0)
 			r = usage_error("--loader-partuuid needs a UUID, not", optarg);
 		break;
+	case 'f':
+		r = read_fstab(optarg, &args->machine);
+		break;
 	case 'j':
 		args->json = true;
 		break;
@@ -108,7 +128,7 @@ static int parse_args(int argc, char **argv, struct plan_args *args)
 	int r;
 
 	args->machine.arch = arch_native();
-	r = host_getopt("plan", argc, argv, "+:i:c:m:a:l:jh", long_options, parse_option, args);
+	r = host_getopt("plan", argc, argv, "+:i:c:m:a:l:f:jh", long_options, parse_option, args);
 	if (r == 0 && optind < argc)
 		r = usage_error("unexpected argument", argv[optind]);
 	/* a root on a host share needs no disk: a --cmdline alone can plan it */

@@ -38,6 +38,8 @@ static int add_steps(struct planner *p)
 		goto out;
 	r = plan_add_discovered_stage(p);
 	if (r == 0)
+		r = plan_add_fstab_stage(p);
+	if (r == 0)
 		r = plan_add_listed_volumes(p);
 	if (r == 0)
 		r = plan_add_skeleton_stage(p);
@@ -96,16 +98,28 @@ int plan_build_listed_unlocks(const struct plan_input *in, struct plan *plan)
 	return r;
 }
 
-int plan_build(const struct plan_input *in, struct plan *plan)
+/* The plan, with opts in place of the input's when not NULL: those that take /usr from the
+ * root's fstab entry usr. */
+static int build(const struct plan_input *in, struct plan *plan, const struct options *opts,
+		 const struct fstab_entry *usr, bool fstab_mounts)
 {
-	struct planner p = { 0 };
+	struct planner p = { .usr_key = "mount.usr=", .fstab_mounts = fstab_mounts };
 	int r;
 
-	if (!plan)
-		return -EINVAL;
 	r = start(in, plan, &p);
 	if (r < 0)
 		goto out;
+	if (opts)
+		p.opts = opts;
+	if (usr) {
+		p.usr_key = "the root's fstab: /usr on ";
+		p.usr_no_fsck = usr->passno == 0;
+	}
+	if (usr && usr->network) {
+		r = plan_fail(&p, -EOPNOTSUPP, "the root's fstab mounts /usr from %s, a network "
+			      "filesystem, which earlymount does not mount", usr->what);
+		goto out;
+	}
 	r = plan_copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");
 	if (r == 0)
 		r = plan_check_share_options(&p);
@@ -134,5 +148,29 @@ int plan_build(const struct plan_input *in, struct plan *plan)
 	plan->usr_discovered = p.usr && !p.usr_explicit && !p.usr_verity.spec;
 out:
 	plan_notes_finish(&p);
+	return r;
+}
+
+int plan_build(const struct plan_input *in, struct plan *plan)
+{
+	struct options with_usr;
+	char usr_flags[FSTAB_FIELD + 4];
+	const struct fstab_entry *usr = NULL;
+	bool fstab_usr;
+	int r;
+
+	if (!plan)
+		return -EINVAL;
+	fstab_usr = in && in->machine && in->opts && in->machine->has_fstab &&
+		    fstab_find(&in->machine->fstab, "/usr") && !in->opts->usr;
+	/* a /usr of the fstab only where nothing else gives one: a first plan without the fstab's
+	 * mounts says whether something does, then the plan is made with them */
+	r = build(in, plan, NULL, NULL, !fstab_usr);
+	if (r == 0 && fstab_usr) {
+		if (plan_fstab_usr_options(in, plan, &with_usr, usr_flags, sizeof(usr_flags), &usr))
+			r = build(in, plan, &with_usr, usr, true);
+		else
+			r = build(in, plan, NULL, NULL, true);
+	}
 	return r;
 }

@@ -10,6 +10,7 @@
 #include "cmdline.h"
 #include "disk.h"
 #include "dps.h"
+#include "fstab.h"
 #include "paths.h"
 #include "verity.h"
 
@@ -88,6 +89,10 @@ struct machine {
 	bool has_machine_id;
 	uint8_t machine_id[16];
 	char loader_partuuid[UUID_STR_LEN]; /* LoaderDevicePartUUID, "" when unknown */
+	/* The root's /etc/fstab, its entries for the initramfs (/usr, x-initrd.mount): read at
+	 * boot once the root is mounted, or given to `earlymount plan --fstab` */
+	bool has_fstab;
+	struct fstab fstab;
 };
 
 /* A partition that failed at this boot: set up, mounted, or found to hold no init. */
@@ -112,10 +117,12 @@ struct plan {
 	const struct disk *disk;      /* the boot disk partitions were discovered on, or NULL */
 	struct plan_step steps[PLAN_MAX_STEPS];
 	size_t n_steps;
-	/* Steps [0, root_steps) make the root's /etc readable at machine_id_path; at boot a
-	 * plan that wants_machine_id is built again once that file has been read. */
+	/* Steps [0, root_steps) make the root's /etc readable at machine_id_path and
+	 * fstab_path; at boot a plan that wants_machine_id or wants_fstab is built again once
+	 * those files have been read (the rest of its steps may change, never these). */
 	size_t root_steps;
 	bool wants_machine_id;
+	bool wants_fstab;
 	/* The root and /usr partitions and whether each was picked by discovery among versions:
 	 * only such a pick may give way to the next newest when it fails (the A/B fallback). */
 	const struct part *root;
@@ -123,6 +130,7 @@ struct plan {
 	bool root_discovered;
 	bool usr_discovered;
 	char machine_id_path[PLAN_PATH];
+	char fstab_path[PLAN_PATH];   /* "" when the root's fstab has nothing to say (a tmpfs root) */
 	char init[PLAN_PATH];         /* init= or "" for the fallbacks */
 	char notes[PLAN_MAX_NOTES][PLAN_TEXT]; /* choices made and partitions passed over, and why */
 	size_t n_notes;
@@ -149,6 +157,12 @@ int plan_build(const struct plan_input *in, struct plan *plan);
 int plan_build_listed_unlocks(const struct plan_input *in, struct plan *plan);
 
 const char *plan_op_name(enum plan_op op);
+
+/* Whether plan is to be made again at boot once the root's files were read. */
+static inline bool plan_wants_root_files(const struct plan *plan)
+{
+	return plan->wants_machine_id || plan->wants_fstab;
+}
 
 /* Whether fstype keeps a journal that "norecovery" skips replaying (ext4, xfs, btrfs). */
 bool plan_fstype_journalled(const char *fstype);

@@ -59,6 +59,10 @@ struct planner {
 	/* root= (mount.usr=) named /dev/mapper/NAME of an rd.luks.name= volume: its header */
 	char root_luks_spec[PLAN_PATH];
 	char usr_luks_spec[PLAN_PATH];
+	/* how messages name the /usr spec: "mount.usr=", or the root's fstab's entry */
+	const char *usr_key;
+	bool usr_no_fsck;              /* the fstab's /usr has pass 0: never checked */
+	bool fstab_mounts;             /* the fstab's x-initrd.mount entries are planned */
 };
 
 /* A partition unlocked for a mount: the device the mount then takes. */
@@ -75,6 +79,7 @@ struct mount_flags {
 	bool noexec;
 	bool umask;
 	bool norecovery;
+	bool no_fsck;     /* an fstab entry with pass 0: mounted read-write unchecked */
 	const char *user; /* rootflags= / mount.usrflags=, their ro/rw left out */
 };
 
@@ -201,6 +206,14 @@ int plan_add_fsck_step(struct planner *p, const char *source, const struct part 
 
 /* plan_roles.c: the partitions mounted after root and /usr. */
 int plan_add_discovered_stage(struct planner *p);
+
+/* plan_fstab.c: the root's fstab. Into out, the options with /usr from its /usr entry (flags
+ * holds mount.usrflags=), when the first plan has no /usr and nothing else gives one: 1 and
+ * *entry, else 0. And the mounts of its x-initrd.mount entries. */
+int plan_fstab_usr_options(const struct plan_input *in, const struct plan *first,
+			   struct options *out, char *flags, size_t size,
+			   const struct fstab_entry **entry);
+int plan_add_fstab_stage(struct planner *p);
 
 /* plan_resume.c: resume from hibernation, the plan's first step. */
 int plan_add_resume_stage(struct planner *p);

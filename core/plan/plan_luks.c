@@ -135,6 +135,7 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	char source[PLAN_PATH];
 	char name[DM_NAME_LEN];
 	struct plan_step *step = NULL;
+	const struct part *there;
 	int r = 0;
 
 	if (v && v->name)
@@ -146,7 +147,10 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 		r = plan_copy_field(p, source, sizeof(source), spec, "device");
 	else
 		r = plan_discovered_source(p, part, source, sizeof(source));
-	if (r == 0)
+	/* this volume open under this name already: the plan made again at boot once the root's
+	 * files were read, whose first steps ran (the device appeared meanwhile) */
+	there = disk_set_find_unlocked(p->disks, part->fsuuid);
+	if (r == 0 && !(there && streq(there->dm_name, name)))
 		r = plan_check_mapper_free(p, mapper);
 	if (r == 0)
 		r = plan_add_step(p, OP_UNLOCK, source, mapper, "", part, &step);

@@ -19,7 +19,7 @@ static int add_part_mount(struct planner *p, const struct part *part, const char
 		r = plan_copy_field(p, source, sizeof(source), spec, "device");
 	else
 		r = plan_discovered_source(p, part, source, sizeof(source));
-	if (r == 0 && flags->rw)
+	if (r == 0 && flags->rw && !flags->no_fsck)
 		r = plan_add_fsck_step(p, source, part, fstype, target);
 	if (r < 0)
 		goto out;
@@ -182,6 +182,7 @@ int plan_add_usr_stage(struct planner *p)
 	}
 	flags.nodev = !p->usr_explicit;
 	flags.norecovery = read_only && plan_fstype_journalled(fstype);
+	flags.no_fsck = p->usr_no_fsck;
 	flags.user = flags_given;
 	part = p->usr;
 	r = plan_verity_mount_source(p, &p->usr_verity, fstype, &flags, &spec, &part);
@@ -195,7 +196,7 @@ int plan_add_usr_stage(struct planner *p)
 	if (r < 0)
 		goto out;
 	step->norecovery_if_journalled = luks.unlocked && read_only;
-	mount_reason(step, "usr", "mount.usr=", p->usr_explicit ? opts->usr : NULL, p->usr,
+	mount_reason(step, "usr", p->usr_key, p->usr_explicit ? opts->usr : NULL, p->usr,
 		     p->usr_disk, device_kind(&p->usr_verity, &luks));
 out:
 	return r;

@@ -148,9 +148,9 @@ int plan_resolve_explicit(struct planner *p)
 		p->usr_explicit = true;
 	} else if (opts->usr && opts->usr[0]) {
 		if (plan_luks_names_device(p, opts->usr, p->usr_luks_spec, sizeof(p->usr_luks_spec)))
-			r = plan_resolve_spec(p, "mount.usr=", p->usr_luks_spec, &p->usr, &p->usr_disk);
+			r = plan_resolve_spec(p, p->usr_key, p->usr_luks_spec, &p->usr, &p->usr_disk);
 		else
-			r = plan_resolve_spec(p, "mount.usr=", opts->usr, &p->usr, &p->usr_disk);
+			r = plan_resolve_spec(p, p->usr_key, opts->usr, &p->usr, &p->usr_disk);
 		if (r < 0)
 			goto out;
 		p->usr_explicit = true;
@@ -159,8 +159,8 @@ int plan_resolve_explicit(struct planner *p)
 	if (p->root && p->root == p->usr &&
 	    !(streq(p->root->fstype, "btrfs") && opts->usrflags &&
 	      plan_flags_other_subvolume(opts->rootflags, opts->usrflags)))
-		r = plan_fail(p, -EINVAL, "root=%s and mount.usr=%s name the same partition %u of %s%s",
-			      opts->root, opts->usr, p->root->number, p->root_disk->path,
+		r = plan_fail(p, -EINVAL, "root=%s and %s%s name the same partition %u of %s%s",
+			      opts->root, p->usr_key, opts->usr, p->root->number, p->root_disk->path,
 			      streq(p->root->fstype, "btrfs")
 				      ? " and the same subvolume of its btrfs: give mount.usrflags=subvol="
 				      : "");

@@ -11,6 +11,7 @@
 #define OVERLAY_UPPER OVERLAY_DIR "/upper"
 #define OVERLAY_WORK OVERLAY_DIR "/work"
 #define MACHINE_ID_FILE "/etc/machine-id"
+#define FSTAB_FILE "/etc/fstab"
 
 /* The tmpfs options follow systemd: its TMPFS_LIMITS_ROOTFS, TMPFS_LIMITS_VAR and
  * TMPFS_LIMITS_VOLATILE_STATE are all "size=25%,nr_inodes=1m". root=tmpfs takes rootflags=
@@ -56,12 +57,21 @@ static const struct skel_entry {
 	{ OP_SKEL_LINK, "../run", "/var/run", 0, SKEL_VAR },
 };
 
+/* Where the root's files are read at boot, after the steps so far: the machine ID, and the
+ * fstab whose /usr and x-initrd.mount entries are mounted (not for systemd.volatile=yes,
+ * whose /usr is the disk root's own, nor for a root shared by a host). */
 static void set_machine_id_path(struct planner *p, const char *root_dir)
 {
 	if (root_dir)
 		snprintf(p->plan->machine_id_path, PLAN_PATH, "%s" MACHINE_ID_FILE, root_dir);
 	else
 		p->plan->machine_id_path[0] = '\0';
+	/* a share's fstab is the host's, whose devices the guest has not */
+	if (root_dir && streq(root_dir, ROOT_MOUNT_POINT) && !plan_root_is_share(p))
+		snprintf(p->plan->fstab_path, PLAN_PATH, "%s" FSTAB_FILE, root_dir);
+	else
+		p->plan->fstab_path[0] = '\0';
+	p->plan->wants_fstab = p->plan->fstab_path[0] && !p->machine->has_fstab;
 	p->plan->root_steps = p->plan->n_steps;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fstab.h"
 #include "hostonly.h"
 #include "initramfs.h"
 #include "log.h"
@@ -17,23 +18,6 @@
 
 /* The mount points whose devices the image must reach. */
 static const char *const hostonly_mount_points[] = { "/", "/usr" };
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo */
-static void unescape_octal(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
 
 /* One mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE
  * SUPEROPTS". 0 when it describes where, with its numbers, type and source filled in. */
@@ -57,10 +41,10 @@ static int mountinfo_line(char *line, const char *where, unsigned *major, unsign
 	if (n < ARRAY_SIZE(field) || !fstype || !source ||
 	    sscanf(field[2], "%u:%u", &maj, &min) != 2)
 		goto out;
-	unescape_octal(field[4]);
+	fstab_unescape(field[4]); /* mountinfo escapes as fstab does */
 	if (!streq(field[4], where))
 		goto out;
-	unescape_octal(source);
+	fstab_unescape(source);
 	if (COPY_STR(m->fstype, fstype) < 0 || COPY_STR(m->source, source) < 0)
 		goto out;
 	*major = maj;
