@@ -72,14 +72,14 @@ void btrfs_probed(const struct part *part, void *data)
 
 void btrfs_mark_incomplete(struct btrfs_boot *b, struct disk_set *disks)
 {
-	for (size_t d = 0; d < disks->n; d++)
+	for (size_t d = 0; d < disks->n && b->control >= 0; d++)
 		for (size_t i = 0; i < disks->disks[d].n_parts; i++) {
 			struct part *part = &disks->disks[d].parts[i];
 
-			if (!is_btrfs_device(part) || b->control < 0)
-				continue;
 			/* 0: every device known; 1: some missing; an error leaves the mount to say */
-			part->fs_incomplete = control_ioctl(b, BTRFS_IOC_DEVICES_READY, part->devpath) == 1;
+			if (is_btrfs_device(part))
+				part->fs_incomplete =
+					control_ioctl(b, BTRFS_IOC_DEVICES_READY, part->devpath) == 1;
 		}
 }
 
