@@ -456,6 +456,15 @@ static int op_share(const struct plan_step *s, struct execute_ctx *ctx)
 	return r;
 }
 
+/* A volume group activated, an array assembled, a btrfs's devices scanned: done as their
+ * members appeared, before this plan could name the device (lvm_activate.c, md_assemble.c,
+ * btrfs_scan.c). The step stands in the plan where it belongs in the order; a device that did
+ * not come was the wait's to report. */
+static int op_made_already(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	return 0;
+}
+
 static const struct op_runner {
 	int (*run)(const struct plan_step *s, struct execute_ctx *ctx);
 } op_runners[OP_MAX] = {
@@ -476,6 +485,9 @@ static const struct op_runner {
 	[OP_SKEL_LINK] = { execute_skel_link },
 	[OP_RESUME] = { op_resume },
 	[OP_SHARE] = { op_share },
+	[OP_ACTIVATE] = { op_made_already },
+	[OP_ASSEMBLE] = { op_made_already },
+	[OP_SCAN] = { op_made_already },
 };
 
 static bool op_is_skeleton(enum plan_op op)

@@ -40,6 +40,10 @@ struct part {
 	char dm_uuid[129];
 	/* A whole md array's name, /dev/md/NAME (the link mdadm makes); "" for others. */
 	char md_name[64];
+	/* A device the boot would make (a logical volume, an md array) that the command line
+	 * names, seen from the host, where it is not made (core/stack_predict.h): what it holds
+	 * is known at boot only. Never at boot. */
+	bool predicted;
 	/* A verity signature partition's root hash (its JSON's rootHash); "" when it is none, or
 	 * when its JSON is unusable, and then verity_sig_error says why. */
 	char verity_sig_hash[VERITY_HASH_HEX_MAX + 1];

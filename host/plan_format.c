@@ -71,6 +71,27 @@ static void json_step(const struct plan_step *step, FILE *out)
 	fputc('}', out);
 }
 
+static const char *const need_kinds[] = {
+	[NEED_PROGRAM] = "program", [NEED_MODULE] = "module", [NEED_FSCK] = "fsck",
+};
+
+static void json_needs(const struct plan *plan, FILE *out)
+{
+	struct plan_needs needs;
+
+	plan_needs(plan, &needs);
+	fputs(",\n  \"needs\": [", out);
+	for (size_t i = 0; i < needs.n; i++) {
+		fprintf(out, "%s{\"kind\": \"%s\", \"name\": ", i ? ", " : "",
+			need_kinds[needs.items[i].kind]);
+		json_string(out, needs.items[i].name, sizeof(needs.items[i].name));
+		if (needs.items[i].option)
+			fprintf(out, ", \"option\": \"%s\"", needs.items[i].option);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 void plan_format_json(const struct plan *plan, FILE *out)
 {
 	fputs("{\n  \"disk\": ", out);
@@ -85,6 +106,7 @@ void plan_format_json(const struct plan *plan, FILE *out)
 	}
 	fputs(plan->n_steps ? "\n  ],\n  \"init\": " : "],\n  \"init\": ", out);
 	json_string(out, plan->init, sizeof(plan->init));
+	json_needs(plan, out);
 	fputs(",\n  \"notes\": [", out);
 	for (size_t i = 0; i < plan->n_notes && i < PLAN_MAX_NOTES; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
@@ -236,6 +258,36 @@ static void text_init(const struct plan *plan, FILE *out)
 	}
 }
 
+/* "needs: lvm (--lvm); modules dm_mod, ext4; checkers fsck.ext4": what the initramfs must hold. */
+static void text_needs(const struct plan *plan, FILE *out)
+{
+	static const char *const heads[] = {
+		[NEED_PROGRAM] = "", [NEED_MODULE] = "modules ", [NEED_FSCK] = "checkers ",
+	};
+	struct plan_needs needs;
+	bool any = false;
+
+	plan_needs(plan, &needs);
+	for (int kind = NEED_PROGRAM; kind <= NEED_FSCK; kind++) {
+		bool first = true;
+
+		for (size_t i = 0; i < needs.n; i++) {
+			const struct plan_need *n = &needs.items[i];
+
+			if ((int)n->kind != kind)
+				continue;
+			fprintf(out, "%s%s%s", first ? (any ? "; " : "needs: ") : ", ",
+				first ? heads[kind] : "", n->name);
+			if (n->option)
+				fprintf(out, " (%s)", n->option);
+			first = false;
+			any = true;
+		}
+	}
+	if (any)
+		fputc('\n', out);
+}
+
 void plan_format_text(const struct plan *plan, FILE *out)
 {
 	char text[PATH_MAX * 4 + 1];
@@ -253,6 +305,7 @@ void plan_format_text(const struct plan *plan, FILE *out)
 	fputs("steps:\n", out);
 	text_steps(plan, out);
 	text_init(plan, out);
+	text_needs(plan, out);
 	if (plan->n_notes)
 		fputs("notes:\n", out);
 	for (size_t i = 0; i < plan->n_notes && i < PLAN_MAX_NOTES; i++) {

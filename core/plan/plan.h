@@ -19,6 +19,8 @@
 #define PLAN_MAX_STEPS 64
 #define PLAN_MAX_NOTES 32
 #define PLAN_TEXT 256
+/* an error names what was expected and lists what the disks hold */
+#define PLAN_ERROR 640
 #define PLAN_PATH 256
 #define PLAN_OPTIONS 2048
 
@@ -55,6 +57,13 @@ enum plan_op {
 	OP_RESUME,
 	OP_SHARE,     /* the host share tagged source (virtiofs, 9p: fstype) on target, with
 		       * options; at boot its driver may still be on its way */
+	/* The storage stacks under a device a later step takes, made at boot as their members
+	 * appear, before a plan can name the device (lvm2, mdadm, the btrfs scan): in the plan
+	 * where they stand in the order, for the reader; the executor has nothing left to do.
+	 * source: the members seen (", "-separated, "" when none), target: what they make. */
+	OP_ACTIVATE,  /* the logical volume target (/dev/mapper/VG-LV) of a volume group */
+	OP_ASSEMBLE,  /* the md array target (/dev/md/NAME, /dev/mdN) */
+	OP_SCAN,      /* the btrfs target (UUID=) over several devices */
 	OP_MAX,
 };
 
@@ -134,7 +143,7 @@ struct plan {
 	char init[PLAN_PATH];         /* init= or "" for the fallbacks */
 	char notes[PLAN_MAX_NOTES][PLAN_TEXT]; /* choices made and partitions passed over, and why */
 	size_t n_notes;
-	char error[PLAN_TEXT];        /* when plan_build fails: what was expected, what was found */
+	char error[PLAN_ERROR];       /* when plan_build fails: what was expected, what was found */
 };
 
 /* Builds the plan. 0 on success; on failure plan->error says why and:
@@ -169,3 +178,28 @@ bool plan_fstype_journalled(const char *fstype);
 
 /* The fallback inits tried in order when init= is not given. */
 extern const char *const plan_default_inits[];
+
+/* What an initramfs must hold to carry a plan out, beside /init: a program the image builder
+ * adds with an option, a kernel module (nothing when the kernel builds it in), a filesystem
+ * checker. Read from the steps: a filesystem probed at boot (an unlocked volume, a logical
+ * volume seen from the host) needs what it holds, which the plan cannot name. */
+enum plan_need_kind {
+	NEED_PROGRAM, /* name: "earlymount-luks", "lvm", "mdadm"; option: the builder's */
+	NEED_MODULE,  /* name: the module's ("dm_crypt", "ext4") */
+	NEED_FSCK,    /* name: the checker's ("fsck.ext4") */
+};
+
+struct plan_need {
+	enum plan_need_kind kind;
+	char name[32];
+	const char *option; /* NEED_PROGRAM: "--lvm"; else NULL */
+};
+
+#define PLAN_MAX_NEEDS 32
+
+struct plan_needs {
+	struct plan_need items[PLAN_MAX_NEEDS];
+	size_t n; /* each need once, in the order the steps first need it */
+};
+
+void plan_needs(const struct plan *plan, struct plan_needs *needs);

@@ -114,7 +114,7 @@ static int fail_ambiguous(struct planner *p, enum dps_role role, enum arch arch,
 {
 	struct text t;
 
-	plan_text_init(&t, p->plan->error, PLAN_TEXT);
+	plan_text_init(&t, p->plan->error, sizeof(p->plan->error));
 	plan_text_add(&t, "%zu fixed disks hold %s %s %s partition:", n, arch_article(arch),
 		      arch_name(arch), dps_role_name(role));
 	for (size_t i = 0; i < p->disks->n; i++) {
@@ -215,10 +215,14 @@ static int check_disk_is_gpt(struct planner *p, const char *why_chosen)
 			      disk->pttype[0] ? "a " : "no", disk->pttype, key, key);
 		goto out;
 	}
-	if (disk->n_parts == 1 && part_is_whole_device(disk, &disk->parts[0]))
-		plan_note(p, "nothing discovered: %s%s%s is a whole device (a logical volume, an "
-			  "array), with no partitions beside it", disk->path,
-			  disk->parts[0].dm_name[0] ? " /dev/mapper/" : "", disk->parts[0].dm_name);
+	if (disk->n_parts == 1 && part_is_whole_device(disk, &disk->parts[0]) &&
+	    (!disk->parts[0].dm_name[0] || startswith(disk->path, DM_MAPPER_DIR "/")))
+		plan_note(p, "nothing discovered: %s is a whole device (a logical volume, an array), "
+			  "with no partitions beside it", disk->path);
+	else if (disk->n_parts == 1 && part_is_whole_device(disk, &disk->parts[0]))
+		plan_note(p, "nothing discovered: %s " DM_MAPPER_DIR "/%s is a whole device (a logical "
+			  "volume, an array), with no partitions beside it", disk->path,
+			  disk->parts[0].dm_name);
 	else
 		plan_note(p, "nothing discovered: %s has %s%s partition table, not GPT", disk->path,
 			  disk->pttype[0] ? "a " : "no", disk->pttype);

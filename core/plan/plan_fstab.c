@@ -98,6 +98,8 @@ static int add_entry(struct planner *p, const struct fstab_entry *e)
 	}
 	r = entry_part(p, e, what, &part, &disk);
 	if (r == 0)
+		r = plan_add_stack_step(p, part, disk, what, e->options);
+	if (r == 0)
 		r = plan_check_fstype(p, part, what, e->type, "a type in the fstab", false, &fstype);
 	if (r == 0)
 		r = plan_check_members(p, part, what, e->options, "the fstab's options ");

@@ -121,6 +121,17 @@ int plan_check_members(struct planner *p, const struct part *part, const char *w
 int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
 		      const struct part **part, const struct disk **disk);
 
+/* plan_stacks.c: the step that makes the device part (on disk) for the mount what (a logical
+ * volume activated, an md array assembled, a btrfs's devices scanned: at boot done as their
+ * members appeared), before the steps that take it; flags are the mount's. 0 or as
+ * plan_add_step(). */
+int plan_add_stack_step(struct planner *p, const struct part *part, const struct disk *disk,
+			const char *what, const char *flags);
+/* A clause for a device spec that matches nothing ("; a filesystem on ..."): why, when the
+ * command line keeps a stack from being made, or the disks hold members of one whose device
+ * is made at boot; "" when neither. */
+const char *plan_stack_hint(const struct planner *p, const char *spec);
+
 /* plan_pick.c: root and /usr (p->root, p->usr, their disks and arch). */
 const struct part *plan_pick_versioned(struct planner *p, const struct disk *disk,
 				       enum dps_role role, enum arch arch, bool noting);

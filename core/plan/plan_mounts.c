@@ -39,7 +39,9 @@ static void mount_reason(struct plan_step *step, const char *role, const char *k
 			 const char *named, const struct part *part, const struct disk *disk,
 			 const char *through)
 {
-	if (named && part_is_whole_device(disk, part))
+	if (named && part->predicted)
+		plan_step_reason(step, "%s%s (made at boot: what it holds is probed then)", key, named);
+	else if (named && part_is_whole_device(disk, part))
 		plan_step_reason(step, "%s%s (the whole of %s%s%s)", key, named, disk->path,
 				 part->dm_name[0] ? ", /dev/mapper/" : "", part->dm_name);
 	else if (named)
@@ -94,6 +96,8 @@ int plan_add_root_mount(struct planner *p, const char *target, bool force_ro, co
 		return plan_add_share_root(p, target, force_ro, why_ro);
 	read_only = plan_part_read_only(p->root, p->root_disk);
 	r = plan_refuse_damaged(p, p->root_disk, p->root, "root");
+	if (r == 0)
+		r = plan_add_stack_step(p, p->root, p->root_disk, "root", opts->rootflags);
 	if (r == 0)
 		r = unlock_source(p, p->root, p->root_disk, spec, p->root_luks_spec, "root",
 				  opts->rootfstype, &p->root_verity, &luks, &fstype);
@@ -158,6 +162,8 @@ int plan_add_usr_stage(struct planner *p)
 	}
 	spec = p->usr_explicit ? opts->usr : NULL;
 	r = plan_refuse_damaged(p, p->usr_disk, p->usr, "usr");
+	if (r == 0)
+		r = plan_add_stack_step(p, p->usr, p->usr_disk, "usr", flags_given);
 	if (r == 0)
 		r = unlock_source(p, p->usr, p->usr_disk, spec, p->usr_luks_spec, "usr",
 				  opts->usrfstype, &p->usr_verity, &luks, &fstype);

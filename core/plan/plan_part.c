@@ -104,6 +104,8 @@ int plan_check_fstype(struct planner *p, const struct part *part, const char *wh
 		goto out;
 	}
 	*fstype = part->fstype;
+	if (part->predicted)
+		goto out; /* probed at boot, once made */
 	if (!part->fstype[0])
 		r = plan_fail(p, -EPERM, "%s partition %u: no filesystem recognised on it; format it, or "
 			      "give %s if the probe missed it", what, part->number, forced_key);
@@ -150,7 +152,9 @@ bool plan_part_damage(const struct disk *disk, const struct part *part, char why
 	struct text t;
 
 	plan_text_init(&t, why, PLAN_TEXT);
-	if (part->size == 0)
+	if (part->predicted)
+		; /* not made yet: nothing to judge */
+	else if (part->size == 0)
 		plan_text_add(&t, "partition %u of %s is empty (0 bytes): there is nothing to mount; "
 			      "repair the partition table", part->number, disk->path);
 	else if (part->size > UINT64_MAX - part->start)
@@ -227,6 +231,7 @@ int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
 			      "name it by PARTUUID=", key, spec);
 	else if (r < 0)
 		r = plan_fail_found(p, -ENOENT, "%s%s matches no partition (at boot the device may not "
-				    "have appeared yet)", key, spec);
+				    "have appeared yet%s)", key, spec,
+				    plan_stack_hint(p, spec));
 	return r;
 }

@@ -204,7 +204,7 @@ int plan_choose_root(struct planner *p)
 	if (!p->root) {
 		struct text t;
 
-		plan_text_init(&t, p->plan->error, PLAN_TEXT);
+		plan_text_init(&t, p->plan->error, sizeof(p->plan->error));
 		plan_text_add(&t, "no root partition (type %s for %s) on %s; found: ",
 			      dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]), p->disk->path);
 		plan_describe_disk(&t, p->disk);

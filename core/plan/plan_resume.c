@@ -68,11 +68,12 @@ static int add_resume_step(struct planner *p, const char *source, const struct p
 static int resume_named(struct planner *p, const char *spec)
 {
 	const struct part *part = NULL;
+	const struct disk *disk = NULL;
 	struct plan_step *step;
 	int r = 0;
 
 	if (!is_devno(spec) && !encrypted(spec, NULL))
-		r = plan_resolve_spec(p, "resume=", spec, &part, NULL);
+		r = plan_resolve_spec(p, "resume=", spec, &part, &disk);
 	if (r < 0)
 		goto out;
 	if (encrypted(spec, part)) {
@@ -80,7 +81,9 @@ static int resume_named(struct planner *p, const char *spec)
 			  "(an image there stays: a swap that holds one is not enabled)", spec);
 		goto out;
 	}
-	r = add_resume_step(p, spec, part, &step);
+	r = plan_add_stack_step(p, part, disk, "resume", NULL);
+	if (r == 0)
+		r = add_resume_step(p, spec, part, &step);
 	if (r == 0)
 		plan_step_reason(step, "resume: named by resume=");
 out:

@@ -18,6 +18,7 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_POPULATE] = "populate", [OP_SKEL_DIR] = "skel-dir", [OP_SKEL_LINK] = "skel-link",
 	[OP_RESUME] = "resume",
 	[OP_SHARE] = "share",
+	[OP_ACTIVATE] = "activate", [OP_ASSEMBLE] = "assemble", [OP_SCAN] = "scan",
 };
 
 const char *plan_op_name(enum plan_op op)

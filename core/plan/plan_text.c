@@ -164,7 +164,7 @@ static int fail_v(struct planner *p, int err, bool found, const char *fmt, va_li
 {
 	struct text t;
 
-	plan_text_init(&t, p->plan->error, PLAN_TEXT);
+	plan_text_init(&t, p->plan->error, sizeof(p->plan->error));
 	plan_text_vadd(&t, fmt, ap);
 	if (found) {
 		plan_text_add(&t, "; found: ");

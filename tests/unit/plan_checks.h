@@ -34,3 +34,17 @@ static inline void want_note(struct fixture *f, const char *text)
 		fail_msg("no note contains '%s'", text);
 	}
 }
+
+/* Step i is op from source to target with fstype; returns it. */
+static inline const struct plan_step *want_step(struct fixture *f, size_t i, enum plan_op op,
+					 const char *source, const char *target, const char *fstype)
+{
+	const struct plan_step *s = &f->plan.steps[i];
+
+	if (i >= f->plan.n_steps || s->op != op || strcmp(s->source, source) != 0 ||
+	    strcmp(s->target, target) != 0 || strcmp(s->fstype, fstype) != 0) {
+		fx_dump(f);
+		fail_msg("step %zu: want %s %s -> %s (%s)", i, plan_op_name(op), source, target, fstype);
+	}
+	return s;
+}

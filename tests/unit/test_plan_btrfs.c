@@ -26,6 +26,18 @@ static void want_mount(const struct fixture *f, size_t i, const char *source, co
 	}
 }
 
+/* The scan step: every device of the filesystem shown to the kernel, before its mounts. */
+static void want_scan(const struct fixture *f, size_t i, const char *members)
+{
+	const struct plan_step *s = &f->plan.steps[i];
+
+	if (i >= f->plan.n_steps || s->op != OP_SCAN || strcmp(s->source, members) != 0 ||
+	    strcmp(s->target, "UUID=" FSUUID) != 0) {
+		fx_dump(f);
+		fail_msg("step %zu: want scan %s UUID=%s", i, members, FSUUID);
+	}
+}
+
 /* A btrfs device: partition 1 of disk d, devpath /dev/vdX1, device UUID sub. */
 static struct part *member(struct fixture *f, size_t d, const char *devpath, const char *fsuuid,
 			   const char *sub)
@@ -57,8 +69,9 @@ static void test_devices_of_one_filesystem_are_one_match(void **state)
 
 	assert_int_equal(disk_set_find(&f->set, "UUID=" FSUUID, &p, NULL), 0);
 	assert_string_equal(p->devpath, "/dev/vda1");
-	want_ok(f, plan_with(f, "root=UUID=" FSUUID), 1);
-	want_mount(f, 0, "UUID=" FSUUID, "/sysroot", "ro");
+	want_ok(f, plan_with(f, "root=UUID=" FSUUID), 2);
+	want_scan(f, 0, "/dev/vda1, /dev/vdb1");
+	want_mount(f, 1, "UUID=" FSUUID, "/sysroot", "ro");
 	fx_free(f);
 	(void)state;
 }
@@ -108,8 +121,9 @@ static void test_degraded_mounts_what_is_there(void **state)
 	size_t a = fx_disk(f, "/dev/vda", "gpt", "", false);
 
 	member(f, a, "/dev/vda1", FSUUID, "00000000-0000-4000-8000-00000000000a")->fs_incomplete = true;
-	want_ok(f, plan_with(f, "root=UUID=" FSUUID " rootflags=degraded"), 1);
-	want_mount(f, 0, "UUID=" FSUUID, "/sysroot", "ro,degraded");
+	want_ok(f, plan_with(f, "root=UUID=" FSUUID " rootflags=degraded"), 2);
+	want_scan(f, 0, "/dev/vda1");
+	want_mount(f, 1, "UUID=" FSUUID, "/sysroot", "ro,degraded");
 	fx_free(f);
 	(void)state;
 }
@@ -133,9 +147,11 @@ static void test_subvolumes_for_root_and_usr(void **state)
 	struct fixture *f = two_devices(false);
 
 	want_ok(f, plan_with(f, "root=UUID=" FSUUID " rootflags=subvol=@ mount.usr=UUID=" FSUUID
-			   " mount.usrflags=subvolid=257"), 2);
-	want_mount(f, 0, "UUID=" FSUUID, "/sysroot", "ro,subvol=@");
-	want_mount(f, 1, "UUID=" FSUUID, "/sysroot/usr", "ro,subvolid=257");
+			   " mount.usrflags=subvolid=257"), 3);
+	/* one scan for both: the filesystem is the same */
+	want_scan(f, 0, "/dev/vda1, /dev/vdb1");
+	want_mount(f, 1, "UUID=" FSUUID, "/sysroot", "ro,subvol=@");
+	want_mount(f, 2, "UUID=" FSUUID, "/sysroot/usr", "ro,subvolid=257");
 	fx_free(f);
 	(void)state;
 }

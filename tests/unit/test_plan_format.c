@@ -76,6 +76,7 @@ static void test_json_exact(void **state)
 			    "\"fstype\": \"tmpfs\", \"options\": \"mode=0755\", \"reason\": \"systemd.volatile=state\"}\n"
 			    "  ],\n"
 			    "  \"init\": \"\",\n"
+			    "  \"needs\": [{\"kind\": \"module\", \"name\": \"ext4\"}],\n"
 			    "  \"notes\": [\n"
 			    "    \"no machine ID: /var partitions are not used\"\n"
 			    "  ]\n"
@@ -108,9 +109,36 @@ static void test_json_empty(void **state)
 	COPY_STR(plan->init, "/usr/lib/systemd/systemd");
 	capture(plan, plan_format_json, &c);
 	assert_string_equal(c.text, "{\n  \"disk\": null,\n  \"steps\": [],\n"
-				    "  \"init\": \"/usr/lib/systemd/systemd\",\n  \"notes\": []\n}\n");
+				    "  \"init\": \"/usr/lib/systemd/systemd\",\n  \"needs\": [],\n"
+				    "  \"notes\": []\n}\n");
 	free(c.text);
 	free(plan);
+}
+
+/* What the initramfs needs, from the steps: each once, programs with the builder's option. */
+static void test_text_needs(void **state)
+{
+	struct plan *plan = calloc(1, sizeof(*plan));
+	struct captured c;
+
+	assert_non_null(plan);
+	add_step(plan, OP_UNLOCK, "UUID=x", "/dev/mapper/crypt", "", "", "");
+	add_step(plan, OP_ACTIVATE, "/dev/mapper/crypt", "/dev/mapper/vg0-root", "", "", "");
+	add_step(plan, OP_ACTIVATE, "/dev/mapper/crypt", "/dev/mapper/vg0-usr", "", "", "");
+	add_step(plan, OP_FSCK, "/dev/mapper/vg0-root", SYSROOT, "ext3", "-a", "");
+	add_step(plan, OP_MOUNT, "/dev/mapper/vg0-root", SYSROOT, "ext3", "rw", "");
+	add_step(plan, OP_MOUNT, "/dev/mapper/vg0-usr", SYSROOT "/usr", "", "ro", "");
+	add_step(plan, OP_TMPFS, "tmpfs", SYSROOT "/tmp", "tmpfs", "", "");
+	capture(plan, plan_format_text, &c);
+	assert_non_null(strstr(c.text, "\nneeds: earlymount-luks (--luks), lvm (--lvm); modules "
+				       "dm_crypt, dm_mod, ext4; checkers fsck.ext3\n"));
+	free(c.text);
+	capture(plan, plan_format_json, &c);
+	assert_non_null(strstr(c.text, "\"needs\": [{\"kind\": \"program\", \"name\": "
+				       "\"earlymount-luks\", \"option\": \"--luks\"}, "));
+	free(c.text);
+	free(plan);
+	(void)state;
 }
 
 /* Labels reach the output through reasons and notes, and a label may hold anything. */
@@ -204,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_json_stable),
 		cmocka_unit_test(test_json_empty),
 		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_text_needs),
 		cmocka_unit_test(test_json_unterminated),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_text_init_given),

@@ -14,19 +14,6 @@
 #define LUKS_VAR "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"
 #define LUKS_DATA "5a5a5a5a-1111-4222-8333-444455556666"
 
-static const struct plan_step *want_step(struct fixture *f, size_t i, enum plan_op op,
-					 const char *source, const char *target, const char *fstype)
-{
-	const struct plan_step *s = &f->plan.steps[i];
-
-	if (i >= f->plan.n_steps || s->op != op || strcmp(s->source, source) != 0 ||
-	    strcmp(s->target, target) != 0 || strcmp(s->fstype, fstype) != 0) {
-		fx_dump(f);
-		fail_msg("step %zu: want %s %s -> %s (%s)", i, plan_op_name(op), source, target, fstype);
-	}
-	return s;
-}
-
 static struct part *luks_part(struct fixture *f, size_t d, unsigned n, const char *type,
 			      const char *label, uint64_t flags, const char *uuid)
 {
@@ -273,18 +260,22 @@ static void test_listed_volume_holding_the_root(void **state)
 	assert_int_equal(plan_build_listed_unlocks(&in, &f->plan), 0);
 	assert_int_equal(f->plan.n_steps, 0);
 	r = plan_with(f, "rd.luks.uuid=" LUKS_DATA " root=/dev/mapper/vg0-root");
-	want_ok(f, r, 1);
-	s = want_step(f, 0, OP_MOUNT, "/dev/mapper/vg0-root", "/sysroot", "ext4");
+	want_ok(f, r, 2);
+	/* the volume group was activated as the unlocked volume appeared: the plan says so */
+	s = want_step(f, 0, OP_ACTIVATE, "/dev/dm-0", "/dev/mapper/vg0-root", "");
+	assert_string_equal(s->reason, "root: logical volume root of volume group vg0, activated by "
+				       "lvm as its physical volumes appeared");
+	s = want_step(f, 1, OP_MOUNT, "/dev/mapper/vg0-root", "/sysroot", "ext4");
 	assert_string_equal(s->reason, "root=/dev/mapper/vg0-root (the whole of /dev/dm-1, /dev/mapper/vg0-root)");
 	want_note(f, "rd.luks.uuid=" LUKS_DATA ": unlocked already, as /dev/mapper/luks-" LUKS_DATA);
 	want_note(f, "nothing discovered: /dev/dm-1 /dev/mapper/vg0-root is a whole device");
 	r = plan_with(f, "root=/dev/vg0/root");
-	want_ok(f, r, 1);
+	want_ok(f, r, 2);
 	r = plan_with(f, "root=LABEL=lvroot");
-	want_ok(f, r, 1);
+	want_ok(f, r, 2);
 	/* a name the plan would make, held by a device already there */
 	r = plan_with(f, "root=/dev/vg0/root rd.luks.uuid=" LUKS_ROOT);
-	want_ok(f, r, 1);
+	want_ok(f, r, 2);
 	luks_part(f, d, 2, T_LINUX, "other", 0, LUKS_ROOT);
 	r = plan_with(f, "root=/dev/vg0/root rd.luks.name=" LUKS_ROOT "=vg0-root");
 	want_error(f, r, -EINVAL, "/dev/mapper/vg0-root exists already (/dev/dm-1, LVM-");

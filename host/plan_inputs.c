@@ -1,0 +1,144 @@
+/* The inputs of a plan made on the host: options, images, the command line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit_codes.h"
+#include "fileio.h"
+#include "host_args.h"
+#include "plan_inputs.h"
+#include "probe.h"
+#include "stack_predict.h"
+#include "util.h"
+#include "uuid.h"
+
+const char plan_inputs_help[] =
+	"  -i, --image FILE             a disk image (or block device); repeat for several disks\n"
+	"  -c, --cmdline STRING         the kernel command line\n"
+	"  -m, --machine-id HEX         the machine ID (as in /etc/machine-id), for the /var rule\n"
+	"  -a, --arch ARCH              the machine's architecture (default: this binary's)\n"
+	"  -l, --loader-partuuid UUID   LoaderDevicePartUUID, as systemd-boot sets it\n"
+	"  -f, --fstab FILE             the root's /etc/fstab: its /usr and x-initrd.mount entries\n";
+
+int plan_inputs_init(struct plan_inputs *in, const char *command)
+{
+	memset(in, 0, sizeof(*in));
+	in->command = command;
+	in->machine.arch = arch_native();
+	in->opts = calloc(1, sizeof(*in->opts));
+	if (!in->opts)
+		fprintf(stderr, "earlymount: out of memory\n");
+	return in->opts ? 0 : EXIT_SYSTEM;
+}
+
+static int usage_error(const struct plan_inputs *in, const char *what, const char *value)
+{
+	return host_usage_error(in->command, what, value);
+}
+
+int plan_inputs_fstab(struct plan_inputs *in, const char *path)
+{
+	static char text[FSTAB_TEXT_MAX + 1];
+	ssize_t n = read_file_at(AT_FDCWD, path, text, sizeof(text));
+
+	if (n < 0)
+		return usage_error(in, "--fstab names no readable file:", path);
+	fstab_parse_initrd(text, (size_t)n, &in->machine.fstab);
+	in->machine.has_fstab = true;
+	return 0;
+}
+
+int plan_inputs_option(struct plan_inputs *in, int c, const char *value)
+{
+	struct machine *m = &in->machine;
+	int r = 0;
+
+	switch (c) {
+	case 'i':
+		if (in->n_images == PLAN_MAX_IMAGES)
+			r = usage_error(in, "too many --image options; the limit is 64", NULL);
+		else
+			in->images[in->n_images++] = value;
+		break;
+	case 'c':
+		in->cmdline = value;
+		break;
+	case 'm':
+		if (id128_parse(value, m->machine_id) < 0)
+			r = usage_error(in, "--machine-id needs 32 hex digits (or a UUID), not", value);
+		m->has_machine_id = true;
+		in->has_machine_id = true;
+		break;
+	case 'a':
+		m->arch = arch_from_name(value);
+		if (m->arch == ARCH_INVALID)
+			r = usage_error(in, "--arch names no architecture earlymount knows (x86-64, arm64, "
+					"x86, arm, riscv64, ppc64le, s390x, loongarch64):", value);
+		break;
+	case 'l':
+		if (COPY_STR(m->loader_partuuid, value) < 0 || uuid_normalize(m->loader_partuuid) < 0)
+			r = usage_error(in, "--loader-partuuid needs a UUID, not", value);
+		break;
+	case 'f':
+		r = plan_inputs_fstab(in, value);
+		break;
+	default:
+		r = -ENOENT;
+		break;
+	}
+	return r;
+}
+
+static int probe_images(struct plan_inputs *in)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < in->n_images && r == 0; i++) {
+		struct disk *disk = disk_set_add(&in->disks);
+		int p = disk ? probe_disk(in->images[i], disk) : -ENOMEM;
+
+		if (p < 0) {
+			fprintf(stderr, "earlymount: cannot read %s: %s\n", in->images[i], strerror(-p));
+			r = EXIT_SYSTEM;
+		}
+	}
+	return r;
+}
+
+int plan_inputs_load(struct plan_inputs *in)
+{
+	char err[256] = "";
+	const struct fstab *fstab = in->machine.has_fstab ? &in->machine.fstab : NULL;
+	int r = cmdline_parse(in->cmdline ? in->cmdline : "", in->opts, err, sizeof(err));
+
+	/* a malformed --cmdline is the caller's mistake: the parser's sentence says which word */
+	if (r < 0)
+		return usage_error(in, err[0] ? err : "--cmdline is malformed", NULL);
+	r = probe_images(in);
+	if (r == 0 && stack_predict(in->opts, fstab, &in->disks) < 0) {
+		fprintf(stderr, "earlymount: out of memory\n");
+		r = EXIT_SYSTEM;
+	}
+	return r;
+}
+
+int plan_inputs_build(struct plan_inputs *in, struct plan *plan)
+{
+	struct plan_input input = { .opts = in->opts, .disks = &in->disks, .machine = &in->machine };
+	int r = 0;
+
+	if (plan_build(&input, plan) < 0) {
+		fprintf(stderr, "earlymount: %s\n", plan->error[0] ? plan->error : "no plan could be made");
+		r = EXIT_REFUSED;
+	}
+	return r;
+}
+
+void plan_inputs_free(struct plan_inputs *in)
+{
+	disk_set_free(&in->disks);
+	free(in->opts);
+	in->opts = NULL;
+}

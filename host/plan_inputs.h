@@ -1,0 +1,52 @@
+/* What a plan made on the host starts from, shared by `earlymount plan` and `earlymount
+ * check`: the disks (images, or this machine's block devices), a command line, the machine's
+ * facts. The options that give them are read the same way by both commands. */
+#pragma once
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "cmdline.h"
+#include "disk.h"
+#include "plan.h"
+
+/* Enough for every image anyone passes by hand; keeps the argument list bounded. */
+#define PLAN_MAX_IMAGES 64
+
+struct plan_inputs {
+	const char *command;      /* "plan", "check": for usage errors */
+	const char *images[PLAN_MAX_IMAGES];
+	size_t n_images;
+	const char *cmdline;      /* NULL: none given */
+	bool has_machine_id;      /* --machine-id given */
+	struct machine machine;
+	struct options *opts;     /* parsed by plan_inputs_load() */
+	struct disk_set disks;
+};
+
+/* The short options' letters and the long options of the inputs, for each command's own
+ * lists: -i --image, -c --cmdline, -m --machine-id, -a --arch, -l --loader-partuuid,
+ * -f --fstab. */
+#define PLAN_INPUT_SHORTOPTS "i:c:m:a:l:f:"
+#define PLAN_INPUT_LONGOPTS \
+	{ "image", required_argument, NULL, 'i' }, \
+	{ "cmdline", required_argument, NULL, 'c' }, \
+	{ "machine-id", required_argument, NULL, 'm' }, \
+	{ "arch", required_argument, NULL, 'a' }, \
+	{ "loader-partuuid", required_argument, NULL, 'l' }, \
+	{ "fstab", required_argument, NULL, 'f' }
+/* The help lines of those options. */
+extern const char plan_inputs_help[];
+
+/* Empties in for command, the machine this binary's architecture. 0 or EXIT_SYSTEM. */
+int plan_inputs_init(struct plan_inputs *in, const char *command);
+/* One option of those: 0, a usage error's exit code, or -ENOENT when c is none of them. */
+int plan_inputs_option(struct plan_inputs *in, int c, const char *value);
+/* Reads path as the root's /etc/fstab into in's machine. 0 or a usage error's exit code. */
+int plan_inputs_fstab(struct plan_inputs *in, const char *path);
+/* Parses the command line and probes the images into disks, with the devices their stacks
+ * would make predicted (core/stack_predict.h). 0 or an exit code, said on stderr. */
+int plan_inputs_load(struct plan_inputs *in);
+/* Builds the plan; its error said on stderr: 0 or EXIT_REFUSED. */
+int plan_inputs_build(struct plan_inputs *in, struct plan *plan);
+void plan_inputs_free(struct plan_inputs *in);
