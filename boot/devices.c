@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "block_probe.h"
 #include "devices.h"
 #include "log.h"
 #include "paths.h"
@@ -85,86 +86,6 @@ static struct disk *find_disk(struct devices *d, const char *devnode)
 	return NULL;
 }
 
-/* libblkid reads a GPT from its backup when the primary header is damaged; the kernel does
- * not (unless booted with "gpt"), and creates no partitions. What the kernel did not create
- * cannot be mounted: leave it out of the model, and say why once per disk. */
-static void drop_partitions_without_node(struct disk *disk)
-{
-	char path[PATH_MAX];
-	size_t kept = 0, dropped = 0;
-
-	for (size_t i = 0; i < disk->n_parts; i++) {
-		const char *name = startswith(disk->parts[i].devpath, "/dev/");
-
-		snprintf(path, sizeof(path), "/sys/class/block/%s", name ? name : "");
-		if (name && access(path, F_OK) < 0) {
-			dropped++;
-			continue;
-		}
-		if (kept != i)
-			disk->parts[kept] = disk->parts[i];
-		kept++;
-	}
-	disk->n_parts = kept;
-	if (dropped > 0 && streq(disk->pttype, "gpt"))
-		log_warn("%s: the kernel created no device for %zu of the partitions its gpt table "
-			 "lists (a damaged primary GPT? the kernel reads the backup only with 'gpt' on "
-			 "its command line): boot with gpt, or repair the table (sgdisk -e)",
-			 disk->path, dropped);
-	else if (dropped > 0)
-		log_warn("%s: the kernel created no device for %zu of the partitions its %s table "
-			 "lists: they cannot be mounted", disk->path, dropped,
-			 disk->pttype[0] ? disk->pttype : "partition");
-}
-
-static int disk_compare(const void *a, const void *b)
-{
-	const struct disk *da = a, *db = b;
-
-	return strverscmp(da->path, db->path);
-}
-
-/* A whole device-mapper device gets its name, and who made it, from sysfs. */
-static void read_dm_names(const char *name, struct disk *disk)
-{
-	char path[PATH_MAX];
-	struct part *whole = disk->n_parts == 1 && disk->parts[0].number == PART_WHOLE_DEVICE
-				     ? &disk->parts[0]
-				     : NULL;
-
-	snprintf(path, sizeof(path), "/sys/class/block/%s/dm/name", name);
-	if (!whole || !sysfs_read_line_at(AT_FDCWD, path, whole->dm_name, sizeof(whole->dm_name)))
-		return;
-	snprintf(path, sizeof(path), "/sys/class/block/%s/dm/uuid", name);
-	(void)sysfs_read_line_at(AT_FDCWD, path, whole->dm_uuid, sizeof(whole->dm_uuid));
-}
-
-/* A whole md array gets its name from the link mdadm made for it, /dev/md/NAME. */
-static void read_md_name(const char *name, struct disk *disk)
-{
-	char path[PATH_MAX], target[PATH_MAX];
-	struct part *whole = disk->n_parts == 1 && disk->parts[0].number == PART_WHOLE_DEVICE
-				     ? &disk->parts[0]
-				     : NULL;
-	DIR *dir;
-	struct dirent *de;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/sys/class/block/%s/md", name);
-	if (!whole || access(path, F_OK) < 0 || !(dir = opendir(MD_DEV_DIR)))
-		return;
-	while ((de = readdir(dir)) && !whole->md_name[0]) {
-		snprintf(path, sizeof(path), MD_DEV_DIR "/%s", de->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (streq(strrchr(target, '/') ? strrchr(target, '/') + 1 : target, name))
-			COPY_STR(whole->md_name, de->d_name);
-	}
-	closedir(dir);
-}
-
 /* What a probe recognised, for the storage stacks to assemble from (see devices_on_probed). */
 static void announce_probed(struct devices *d, const struct disk *disk)
 {
@@ -176,37 +97,25 @@ static void announce_probed(struct devices *d, const struct disk *disk)
 /* Probes the whole disk /dev/name and stores it, replacing what was known about it. */
 static int probe_whole_disk(struct devices *d, const char *name)
 {
-	char path[PATH_MAX], node[PATH_MAX], value[32];
+	char node[PATH_MAX];
 	struct disk_set probed = { 0 };
-	double began;
-	struct disk *disk, *slot;
-	int r;
+	struct disk *disk = disk_set_add(&probed), *slot;
+	double began = timing_now();
+	int r = disk ? 0 : -ENOMEM;
 
-	snprintf(path, sizeof(path), "/sys/class/block/%s/size", name);
-	if (!sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) || streq(value, "0")) {
-		r = 0; /* no medium, or an unused loop/ram/zram device */
+	if (r < 0)
+		goto out;
+	r = block_probe(name, d->filter, disk);
+	if (r == 0)
+		goto out; /* no medium, or an unused loop/ram/zram device */
+	if (d->probes++ == 0)
+		d->first_probe_sec = began;
+	d->probe_ms += (timing_now() - began) * 1e3;
+	if (r < 0) {
+		log_warn("unable to probe /dev/%s: %s", name, strerror(-r));
 		goto out;
 	}
 	snprintf(node, sizeof(node), "/dev/%s", name);
-	disk = disk_set_add(&probed);
-	if (!disk) {
-		r = -ENOMEM;
-		goto out;
-	}
-	began = timing_now();
-	if (d->probes++ == 0)
-		d->first_probe_sec = began;
-	r = probe_disk_filtered(node, disk, d->filter);
-	d->probe_ms += (timing_now() - began) * 1e3;
-	if (r < 0) {
-		log_warn("unable to probe %s: %s", node, strerror(-r));
-		goto out;
-	}
-	snprintf(path, sizeof(path), "/sys/block/%s/removable", name);
-	disk->removable = sysfs_read_line_at(AT_FDCWD, path, value, sizeof(value)) && streq(value, "1");
-	drop_partitions_without_node(disk);
-	read_dm_names(name, disk);
-	read_md_name(name, disk);
 	slot = find_disk(d, node);
 	if (slot) {
 		disk_release(slot);
@@ -221,7 +130,7 @@ static int probe_whole_disk(struct devices *d, const char *name)
 	disk->parts = NULL;
 	disk->n_parts = 0;
 	/* In name order, so that messages listing disks read the same on every boot. */
-	qsort(d->disks.disks, d->disks.n, sizeof(*d->disks.disks), disk_compare);
+	disk_set_sort(&d->disks);
 	slot = find_disk(d, node);
 	log_debug("probed %s: %s, %zu partitions", node, slot->pttype[0] ? slot->pttype : "no partition table",
 		  slot->n_parts);
@@ -245,10 +154,7 @@ static int scan_block_devices(struct devices *d, bool only_new)
 		goto out;
 	}
 	while ((de = readdir(dir))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/block/%s/partition", de->d_name);
-		if (access(path, F_OK) == 0)
+		if (!block_is_whole(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
 		if (only_new && find_disk(d, path))
@@ -300,7 +206,7 @@ static void forget_disk(struct devices *d, const char *name)
 		return;
 	disk_release(disk);
 	*disk = d->disks.disks[--d->disks.n];
-	qsort(d->disks.disks, d->disks.n, sizeof(*d->disks.disks), disk_compare);
+	disk_set_sort(&d->disks);
 	log_debug("%s went away", node);
 }
 

@@ -30,6 +30,19 @@ struct part *disk_add_part(struct disk *disk)
 	return &grown[disk->n_parts++];
 }
 
+static int disk_compare(const void *a, const void *b)
+{
+	const struct disk *da = a, *db = b;
+
+	return strverscmp(da->path, db->path);
+}
+
+void disk_set_sort(struct disk_set *set)
+{
+	if (set->n > 1)
+		qsort(set->disks, set->n, sizeof(*set->disks), disk_compare);
+}
+
 void disk_set_free(struct disk_set *set)
 {
 	for (size_t i = 0; i < set->n; i++)

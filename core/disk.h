@@ -70,6 +70,9 @@ struct disk *disk_set_add(struct disk_set *set);
 /* Appends an empty partition to disk; returns it, or NULL when out of memory. */
 struct part *disk_add_part(struct disk *disk);
 void disk_set_free(struct disk_set *set);
+/* Sorts the disks by path, as a version sort does (sda, sdb, …, sdz, sdaa; nvme0n1p2 before
+ * nvme0n1p10), so that what lists them reads the same on every boot. */
+void disk_set_sort(struct disk_set *set);
 
 /* Whether part is the whole of a device without a partition table, not an entry of one. */
 static inline bool part_is_whole_device(const struct disk *disk, const struct part *part)

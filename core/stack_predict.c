@@ -96,10 +96,7 @@ out:
 	return kind;
 }
 
-/* Whether a member of kind is on the set: an LVM physical volume, or a LUKS volume the boot
- * may unlock (LVM on LUKS: what it holds is seen at boot only); an md member of an array the
- * command line lets the boot assemble. */
-static bool has_member(const struct options *opts, const struct disk_set *set, enum stack_kind kind)
+bool stack_members_on(const struct disk_set *set, const char *fstype, const struct md_cmdline *md)
 {
 	bool found = false;
 
@@ -107,14 +104,20 @@ static bool has_member(const struct options *opts, const struct disk_set *set, e
 		for (size_t i = 0; i < set->disks[d].n_parts && !found; i++) {
 			const struct part *p = &set->disks[d].parts[i];
 
-			if (kind == STACK_LVM)
-				found = streq(p->fstype, "LVM2_member") ||
-					(opts->luks.enabled && streq(p->fstype, "crypto_LUKS"));
-			else
-				found = streq(p->fstype, "linux_raid_member") &&
-					md_array_wanted(&opts->md, p->fsuuid);
+			found = streq(p->fstype, fstype) && (!md || md_array_wanted(md, p->fsuuid));
 		}
 	return found;
+}
+
+/* Whether the set holds a member of kind: an LVM physical volume, or a LUKS volume the boot
+ * may unlock (LVM on LUKS: what it holds is seen at boot only); an md member of an array the
+ * command line lets the boot assemble. */
+static bool has_member(const struct options *opts, const struct disk_set *set, enum stack_kind kind)
+{
+	if (kind == STACK_MD)
+		return stack_members_on(set, "linux_raid_member", &opts->md);
+	return stack_members_on(set, "LVM2_member", NULL) ||
+	       (opts->luks.enabled && stack_members_on(set, "crypto_LUKS", NULL));
 }
 
 static int add_predicted(struct disk_set *set, const char *spec, enum stack_kind kind,

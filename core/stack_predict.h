@@ -22,6 +22,10 @@ enum stack_kind {
  * ("vg0-root", each '-' of VG and LV doubled). */
 enum stack_kind stack_kind_of(const char *spec, char *dm_name, size_t size);
 
+/* Whether a part of fstype is in set; with md, only members of arrays md lets the boot
+ * assemble (rd.md.uuid=). */
+bool stack_members_on(const struct disk_set *set, const char *fstype, const struct md_cmdline *md);
+
 /* Adds to set the devices that root=, mount.usr=, resume= and the entries of the root's fstab
  * (NULL: none given) name, that are not on it and that the boot would make from members on it: LVM physical volumes (or LUKS volumes, whose insides may be
  * ones) for a logical volume, md members the command line lets the boot assemble for an array.

@@ -91,8 +91,8 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	r = plan_inputs_load(&args.in);
-	if (r == 0)
-		r = plan_inputs_build(&args.in, plan);
+	if (r == 0 && (r = plan_inputs_build(&args.in, plan)) != 0)
+		fprintf(stderr, "earlymount: %s\n", plan->error);
 	if (r != 0)
 		goto out;
 	if (args.json)

@@ -5,6 +5,8 @@
 
 /* `earlymount plan …`: argv[0] is "plan". */
 int cmd_plan(int argc, char **argv);
+/* `earlymount check …`: whether an image would boot this host (or the disks given). */
+int cmd_check(int argc, char **argv);
 /* `earlymount initramfs …`: argv[0] is "initramfs". */
 int cmd_initramfs(int argc, char **argv);
 /* `earlymount qemu …`: boots a kernel with an earlymount initramfs in QEMU. */

@@ -14,6 +14,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "plan", cmd_plan, "show what would be mounted from disk images" },
+	{ "check", cmd_check, "say whether an initramfs image would boot this host" },
 	{ "initramfs", cmd_initramfs, "build an initramfs whose /init is earlymount" },
 	{ "var-uuid", cmd_var_uuid, "print the /var PARTUUID for a machine ID" },
 	{ "qemu", cmd_qemu, "boot a kernel in QEMU against a disk image or a directory" },
@@ -49,7 +50,7 @@ int main(int argc, char **argv)
 	if (streq(argv[1], "--help") || streq(argv[1], "help"))
 		return usage(stdout);
 	if (streq(argv[1], "version") || streq(argv[1], "--version")) {
-		printf("earlymount %s\n", EARLYMOUNT_VERSION);
+		puts("earlymount " EARLYMOUNT_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)

@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "block_probe.h"
+#include "efivars.h"
 #include "exit_codes.h"
 #include "fileio.h"
 #include "host_args.h"
@@ -107,6 +110,40 @@ static int probe_images(struct plan_inputs *in)
 	return r;
 }
 
+/* What was not given by hand, from the running host: its command line, machine ID, fstab,
+ * boot loader's partition and block devices. */
+int plan_inputs_host(struct plan_inputs *in)
+{
+	static char cmdline[4096];
+	char id[64];
+	struct machine *m = &in->machine;
+	int r = 0;
+
+	if (!in->cmdline) {
+		if (read_file_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0) {
+			fprintf(stderr, "earlymount: cannot read /proc/cmdline: %s (give --cmdline)\n",
+				strerror(errno));
+			return EXIT_SYSTEM;
+		}
+		cmdline[strcspn(cmdline, "\n")] = '\0';
+		in->cmdline = cmdline;
+	}
+	if (!m->has_machine_id && read_file_at(AT_FDCWD, "/etc/machine-id", id, sizeof(id)) > 0) {
+		id[strcspn(id, "\n")] = '\0';
+		m->has_machine_id = id128_parse(id, m->machine_id) == 0;
+	}
+	if (!m->has_fstab && access("/etc/fstab", R_OK) == 0)
+		r = plan_inputs_fstab(in, "/etc/fstab");
+	if (r == 0 && !m->loader_partuuid[0])
+		(void)efivars_boot_partuuid(EFIVARS_DIR, m->loader_partuuid);
+	if (r == 0 && (r = block_probe_all(&in->disks)) < 0) {
+		fprintf(stderr, "earlymount: cannot list the block devices in /sys/class/block: %s\n",
+			strerror(-r));
+		r = EXIT_SYSTEM;
+	}
+	return r;
+}
+
 int plan_inputs_load(struct plan_inputs *in)
 {
 	char err[256] = "";
@@ -130,7 +167,8 @@ int plan_inputs_build(struct plan_inputs *in, struct plan *plan)
 	int r = 0;
 
 	if (plan_build(&input, plan) < 0) {
-		fprintf(stderr, "earlymount: %s\n", plan->error[0] ? plan->error : "no plan could be made");
+		if (!plan->error[0])
+			COPY_STR(plan->error, "no plan could be made");
 		r = EXIT_REFUSED;
 	}
 	return r;

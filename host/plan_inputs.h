@@ -44,9 +44,13 @@ int plan_inputs_init(struct plan_inputs *in, const char *command);
 int plan_inputs_option(struct plan_inputs *in, int c, const char *value);
 /* Reads path as the root's /etc/fstab into in's machine. 0 or a usage error's exit code. */
 int plan_inputs_fstab(struct plan_inputs *in, const char *path);
+/* The running host's inputs where none were given: /proc/cmdline, /etc/machine-id,
+ * /etc/fstab, the loader's partition from efivars, and every block device (in disks). 0 or
+ * EXIT_SYSTEM, said on stderr. Before plan_inputs_load(), without images. */
+int plan_inputs_host(struct plan_inputs *in);
 /* Parses the command line and probes the images into disks, with the devices their stacks
  * would make predicted (core/stack_predict.h). 0 or an exit code, said on stderr. */
 int plan_inputs_load(struct plan_inputs *in);
-/* Builds the plan; its error said on stderr: 0 or EXIT_REFUSED. */
+/* Builds the plan: 0, or EXIT_REFUSED with the reason in plan->error. */
 int plan_inputs_build(struct plan_inputs *in, struct plan *plan);
 void plan_inputs_free(struct plan_inputs *in);

@@ -203,3 +203,6 @@ struct plan_needs {
 };
 
 void plan_needs(const struct plan *plan, struct plan_needs *needs);
+/* Adds to needs what a step op on fstype ("" for none) needs: for what a host's plan cannot
+ * see, a volume unlocked already. */
+void plan_needs_add_op(enum plan_op op, const char *fstype, struct plan_needs *needs);

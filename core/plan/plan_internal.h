@@ -127,6 +127,9 @@ int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
  * plan_add_step(). */
 int plan_add_stack_step(struct planner *p, const struct part *part, const struct disk *disk,
 			const char *what, const char *flags);
+/* The devices of fs's filesystem (a btrfs over several) in the set, ", "-separated, into out:
+ * how many. */
+unsigned plan_list_fs_members(const struct planner *p, const struct part *fs, char out[PLAN_PATH]);
 /* A clause for a device spec that matches nothing ("; a filesystem on ..."): why, when the
  * command line keeps a stack from being made, or the disks hold members of one whose device
  * is made at boot; "" when neither. */

@@ -56,7 +56,7 @@ static const char *fstype_module(const char *fstype)
 	return fstype;
 }
 
-static void add_step(const struct plan_step *s, struct plan_needs *needs)
+void plan_needs_add_op(enum plan_op op, const char *fstype, struct plan_needs *needs)
 {
 	char checker[32];
 	const char *name;
@@ -64,14 +64,14 @@ static void add_step(const struct plan_step *s, struct plan_needs *needs)
 	for (size_t i = 0; i < ARRAY_SIZE(step_needs); i++) {
 		const struct step_need *n = &step_needs[i];
 
-		if (n->op != s->op)
+		if (n->op != op)
 			continue;
-		if (n->kind == NEED_FSCK && s->fstype[0]) {
-			snprintf(checker, sizeof(checker), "fsck.%s", s->fstype);
+		if (n->kind == NEED_FSCK && fstype[0]) {
+			snprintf(checker, sizeof(checker), "fsck.%s", fstype);
 			add(needs, NEED_FSCK, checker, NULL);
 			continue;
 		}
-		name = n->name ? n->name : s->fstype[0] ? fstype_module(s->fstype) : NULL;
+		name = n->name ? n->name : fstype[0] ? fstype_module(fstype) : NULL;
 		if (name && n->kind != NEED_FSCK)
 			add(needs, n->kind, name, n->option);
 	}
@@ -81,5 +81,5 @@ void plan_needs(const struct plan *plan, struct plan_needs *needs)
 {
 	memset(needs, 0, sizeof(*needs));
 	for (size_t i = 0; i < plan->n_steps && i < PLAN_MAX_STEPS; i++)
-		add_step(&plan->steps[i], needs);
+		plan_needs_add_op(plan->steps[i].op, plan->steps[i].fstype, needs);
 }

@@ -186,36 +186,21 @@ int plan_refuse_damaged(struct planner *p, const struct disk *disk, const struct
 	return plan_part_damage(disk, part, why) ? plan_fail(p, -EPERM, "%s: %s", what, why) : 0;
 }
 
-/* The devices of part's filesystem in the disk set, as "/dev/vda1 /dev/vdb1". */
-static void describe_members(const struct planner *p, const struct part *part, struct text *t)
-{
-	for (size_t d = 0; d < p->disks->n; d++)
-		for (size_t i = 0; i < p->disks->disks[d].n_parts; i++) {
-			const struct part *m = &p->disks->disks[d].parts[i];
-
-			if (m == part || part_same_filesystem(part, m))
-				plan_text_add(t, "%s%s", t->len ? " " : "",
-					      m->devpath[0] ? m->devpath : p->disks->disks[d].path);
-		}
-	plan_text_mark_cut(t);
-}
-
 /* The kernel mounts a btrfs over several devices once it was shown each of them (the boot
  * scans every member it probes); till then the plan waits, as for a partition still to come. */
 int plan_check_members(struct planner *p, const struct part *part, const char *what,
 		       const char *flags, const char *flags_key)
 {
-	char present[PLAN_TEXT];
-	struct text t;
+	char present[PLAN_PATH];
+	unsigned n;
 	int r = 0;
 
 	if (!part->fs_incomplete || plan_flags_have(flags, "degraded"))
 		goto out;
-	plan_text_init(&t, present, sizeof(present));
-	describe_members(p, part, &t);
+	n = plan_list_fs_members(p, part, present);
 	r = plan_fail(p, -ENOENT, "%s: the %s filesystem UUID=%s spans several devices, and only %s "
 		      "of them %s there (%sdegraded mounts it without the others)", what, part->fstype,
-		      part->fsuuid, present, strchr(present, ' ') ? "are" : "is", flags_key);
+		      part->fsuuid, present, n > 1 ? "are" : "is", flags_key);
 out:
 	return r;
 }

@@ -39,11 +39,15 @@ static const struct part *discovered_image(const struct planner *p)
 }
 
 /* The kernel reads the image through the device itself: a LUKS header in the way would need
- * the volume unlocked first, with the key of the hibernated system. */
+ * the volume unlocked first, with the key of the hibernated system. A device-mapper device
+ * that is not there is taken for a volume no one unlocks; one that is there is encrypted
+ * when dm-crypt made it (a logical volume is not, even inside LUKS: the volumes the command
+ * line lists are unlocked as they appear, LVM on LUKS). */
 static bool encrypted(const char *spec, const struct part *part)
 {
-	return startswith(spec, DM_MAPPER_DIR "/") || startswith(spec, "/dev/dm-") ||
-	       plan_part_is_luks(part);
+	if (!part)
+		return startswith(spec, DM_MAPPER_DIR "/") || startswith(spec, "/dev/dm-");
+	return plan_part_is_luks(part) || startswith(part->dm_uuid, "CRYPT-");
 }
 
 static int add_resume_step(struct planner *p, const char *source, const struct part *part,
@@ -72,7 +76,11 @@ static int resume_named(struct planner *p, const char *spec)
 	struct plan_step *step;
 	int r = 0;
 
-	if (!is_devno(spec) && !encrypted(spec, NULL))
+	if (!is_devno(spec))
+		r = disk_set_find(p->disks, spec, &part, &disk);
+	if (r == -ENOENT && encrypted(spec, NULL))
+		r = 0;
+	else if (r < 0)
 		r = plan_resolve_spec(p, "resume=", spec, &part, &disk);
 	if (r < 0)
 		goto out;

@@ -69,6 +69,11 @@ static bool btrfs_member(const struct planner *p, const struct part *fs, const s
 	return m == fs || part_same_filesystem(fs, m);
 }
 
+unsigned plan_list_fs_members(const struct planner *p, const struct part *fs, char out[PLAN_PATH])
+{
+	return list_members(p, fs, btrfs_member, out);
+}
+
 static bool part_is_md(const struct disk *disk, const struct part *part)
 {
 	const char *n = startswith(disk->path, "/dev/md");
@@ -99,11 +104,12 @@ static int add_activate(struct planner *p, const struct part *lv, const char *wh
 	char vg[LVM_NAME_MAX], name[LVM_NAME_MAX], target[PLAN_PATH], members[PLAN_PATH];
 	struct plan_step *step = NULL;
 	unsigned n;
-	int r;
+	int r = 0;
 
-	n = list_members(p, lv, lvm_member, members);
+	/* lvm2's own hidden devices are named on purpose, and made with the LV: no step of theirs */
 	if (!lvm_split_dm_name(lv->dm_name, vg, sizeof(vg), name, sizeof(name)))
-		return 0; /* lvm2's own hidden device, named on purpose: nothing to say */
+		goto out;
+	n = list_members(p, lv, lvm_member, members);
 	snprintf(target, sizeof(target), DM_MAPPER_DIR "/%s", lv->dm_name);
 	/* on the host, LVM on LUKS: the volumes the command line lists are unlocked first */
 	r = lv->predicted ? plan_add_listed_volumes(p) : 0;
@@ -118,6 +124,7 @@ static int add_activate(struct planner *p, const struct part *lv, const char *wh
 	else if (r == 0 && step)
 		plan_step_reason(step, "%s: logical volume %s of volume group %s, activated by lvm as "
 				 "its physical volumes appeared", what, name, vg);
+out:
 	return r;
 }
 
@@ -184,19 +191,9 @@ out:
 	return r;
 }
 
-/* Whether a part of fstype is on the disks; with wanted, one the command line lets the boot
- * assemble (md). */
 static bool disks_hold(const struct planner *p, const char *fstype, bool wanted)
 {
-	for (size_t d = 0; d < p->disks->n; d++)
-		for (size_t i = 0; i < p->disks->disks[d].n_parts; i++) {
-			const struct part *m = &p->disks->disks[d].parts[i];
-
-			if (streq(m->fstype, fstype) &&
-			    (!wanted || md_array_wanted(&p->opts->md, m->fsuuid)))
-				return true;
-		}
-	return false;
+	return stack_members_on(p->disks, fstype, wanted ? &p->opts->md : NULL);
 }
 
 const char *plan_stack_hint(const struct planner *p, const char *spec)

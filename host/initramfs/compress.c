@@ -5,8 +5,10 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,12 +147,17 @@ static char **program_environment(void)
 	return env;
 }
 
-static int run_program(const struct compressor *z, const char *program, int in_fd, int out_fd)
+/* Every decompressor takes the same words: to stdout, quietly. */
+static const char *const decompress_args[] = { "-d", "-c", "-q", NULL };
+
+/* Runs program with args (then the size option for a compressor) from in_fd to out_fd. */
+static int run_program(const struct compressor *z, const char *program, const char *const *args,
+		       int in_fd, int out_fd)
 {
 	char **env = program_environment();
 	posix_spawn_file_actions_t actions;
 	const char *argv[MAX_ARGS + 3];
-	char size_arg[64];
+	char size_arg[64] = "";
 	size_t argc = 0;
 	pid_t pid;
 	int status, r;
@@ -159,10 +166,11 @@ static int run_program(const struct compressor *z, const char *program, int in_f
 		r = -ENOMEM;
 		goto out;
 	}
-	format_size_option(z, in_fd, size_arg, sizeof(size_arg));
+	if (args == z->args)
+		format_size_option(z, in_fd, size_arg, sizeof(size_arg));
 	argv[argc++] = z->program;
-	for (size_t i = 0; z->args[i]; i++)
-		argv[argc++] = z->args[i];
+	for (size_t i = 0; args[i]; i++)
+		argv[argc++] = args[i];
 	if (size_arg[0])
 		argv[argc++] = size_arg;
 	argv[argc] = NULL;
@@ -181,14 +189,17 @@ static int run_program(const struct compressor *z, const char *program, int in_f
 	if (r < 0)
 		goto out;
 	r = child_wait(pid, &status);
-	if (r == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+	/* gzip and xz exit 2 for a warning, such as the zeros that pad an image after its
+	 * compressed stream: what they decompressed is whole */
+	if (r == 0 && (!WIFEXITED(status) ||
+		       (WEXITSTATUS(status) != 0 && (args != decompress_args || WEXITSTATUS(status) != 2))))
 		r = -EIO;
 out:
 	free(env);
 	return r;
 }
 
-int compress_fd(enum compression c, int in_fd, int out_fd)
+static int filter_fd(enum compression c, bool decompress, int in_fd, int out_fd)
 {
 	const struct compressor *z = compressor_of(c);
 	char program[PATH_MAX];
@@ -212,11 +223,45 @@ int compress_fd(enum compression c, int in_fd, int out_fd)
 		r = -errno;
 		goto out;
 	}
-	r = run_program(z, program, in, out);
+	r = run_program(z, program, decompress ? decompress_args : z->args, in, out);
 out:
 	if (in >= 0)
 		close(in);
 	if (out >= 0)
 		close(out);
+	return r;
+}
+
+int compress_fd(enum compression c, int in_fd, int out_fd)
+{
+	return filter_fd(c, false, in_fd, out_fd);
+}
+
+int decompress_fd(enum compression c, int in_fd, int out_fd)
+{
+	return filter_fd(c, true, in_fd, out_fd);
+}
+
+/* The first bytes of each format (gzip: RFC 1952; zstd: RFC 8878's frame magic; xz: its
+ * stream header), and of a newc cpio archive, which is not compressed. */
+static const struct {
+	enum compression c;
+	const char *magic;
+	size_t size;
+} magics[] = {
+	{ COMPRESS_NONE, "070701", 6 },
+	{ COMPRESS_NONE, "070702", 6 },
+	{ COMPRESS_GZIP, "\x1f\x8b", 2 },
+	{ COMPRESS_ZSTD, "\x28\xb5\x2f\xfd", 4 },
+	{ COMPRESS_XZ, "\xfd" "7zXZ\0", 6 },
+};
+
+int compress_detect(const void *buf, size_t size)
+{
+	int r = -EMEDIUMTYPE;
+
+	for (size_t i = 0; i < ARRAY_SIZE(magics) && r < 0; i++)
+		if (size >= magics[i].size && memcmp(buf, magics[i].magic, magics[i].size) == 0)
+			r = (int)magics[i].c;
 	return r;
 }

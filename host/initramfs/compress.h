@@ -34,3 +34,9 @@ int compress_find_program(enum compression c, char *path, size_t size);
  * have one. 0; -ENOENT when the program is not installed; -EIO when it failed (it said why
  * on stderr); -EINVAL for an unknown method; or the -errno of reading or writing. */
 int compress_fd(enum compression c, int in_fd, int out_fd);
+/* The reverse: decompresses in_fd's rest into out_fd with c's program (COMPRESS_NONE copies).
+ * The same results. */
+int decompress_fd(enum compression c, int in_fd, int out_fd);
+/* What the data starting with buf is: COMPRESS_NONE for a newc cpio archive, the method whose
+ * magic it starts with, or -EMEDIUMTYPE for neither (lz4 and bzip2 images are not read). */
+int compress_detect(const void *buf, size_t size);

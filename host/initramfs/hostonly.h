@@ -54,6 +54,11 @@ struct hostonly_choice {
  * says which); -ENOBUFS when the choice is full. */
 int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choice);
 
+/* The walk (host/initramfs/initramfs_hostonly.c): fills m, whose where the caller set, from
+ * the mountinfo file and the sysfs tree at sysfs (a resolved path): its type, its source and
+ * the chain of devices under it. 0; -ENODATA when nothing is mounted at where; -errno. */
+int hostonly_read_mount(const char *sysfs, const char *mountinfo, struct hostonly_mount *m);
+
 /* Adds what a host booted through UEFI needs: efivarfs, where the boot loader's
  * LoaderDevicePartUUID is read. 0 or -ENOBUFS. */
 int hostonly_choose_efi(struct hostonly_choice *choice);

@@ -357,6 +357,14 @@ out:
 	return r;
 }
 
+int hostonly_read_mount(const char *sysfs, const char *mountinfo, struct hostonly_mount *m)
+{
+	struct walk w = { .sysfs = sysfs };
+	int r = path_join(w.devices, sizeof(w.devices), sysfs, "devices");
+
+	return r < 0 ? r : read_mount(&w, mountinfo, m);
+}
+
 static int choose_mount(struct builder *b, struct walk *w, const char *where,
 			struct hostonly_choice *choice)
 {

@@ -100,7 +100,8 @@ static void the_check_finds_what_is_missing(void **state)
 
 static void every_host_command_is_documented(void **state)
 {
-	static const char *const commands[] = { "earlymount plan", "earlymount initramfs",
+	static const char *const commands[] = { "earlymount plan", "earlymount check",
+						"earlymount initramfs",
 						"earlymount var-uuid", "earlymount version" };
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -136,7 +136,7 @@ static void test_usr_waits_by_its_own_flags(void **state)
 	want_error(f, plan_with(f, "root=UUID=" FSUUID " rootflags=subvol=@,degraded mount.usr=UUID="
 			      FSUUID " mount.usrflags=subvol=@usr"),
 		   -ENOENT, "usr: the btrfs filesystem UUID=" FSUUID " spans several devices, and only "
-			    "/dev/vda1 /dev/vdb1 of them are there (mount.usrflags=degraded");
+			    "/dev/vda1, /dev/vdb1 of them are there (mount.usrflags=degraded");
 	fx_free(f);
 	(void)state;
 }

@@ -171,10 +171,53 @@ static void test_usr_and_resume(void **state)
 	(void)state;
 }
 
+/* resume= by the logical volume's device-mapper name: on images predicted and activated,
+ * at boot the volume lvm made (not encrypted, even when its volume group is inside LUKS);
+ * a device dm-crypt made is still not resumed from. */
+static void test_resume_by_mapper_name(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "disk.raw", "gpt", "", false);
+	size_t lv, crypt;
+	struct part *p;
+
+	fx_part(f, d, 1, T_LVM, NULL, "", 0, "LVM2_member");
+	want_ok(f, plan_predicted(f, "root=/dev/vg0/root resume=/dev/mapper/vg0-swap", 2), 4);
+	want_step(f, 0, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-swap", "");
+	want_step(f, 1, OP_RESUME, "/dev/mapper/vg0-swap", "", "");
+	fx_free(f);
+
+	f = fx_new();
+	d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	lv = fx_disk(f, "/dev/dm-1", "", "", false);
+	crypt = fx_disk(f, "/dev/dm-2", "", "", false);
+	p = fx_part(f, d, 1, T_LVM, NULL, "", 0, "LVM2_member");
+	snprintf(p->devpath, sizeof(p->devpath), "/dev/vda1");
+	p = fx_part(f, lv, PART_WHOLE_DEVICE, "", NULL, "", 0, "swap");
+	snprintf(p->dm_name, sizeof(p->dm_name), "vg0-swap");
+	snprintf(p->dm_uuid, sizeof(p->dm_uuid), "LVM-abcdef");
+	snprintf(p->devpath, sizeof(p->devpath), "/dev/dm-1");
+	p = fx_part(f, crypt, PART_WHOLE_DEVICE, "", NULL, "", 0, "swap");
+	snprintf(p->dm_name, sizeof(p->dm_name), "cryptswap");
+	snprintf(p->dm_uuid, sizeof(p->dm_uuid), "CRYPT-LUKS2-0123-cryptswap");
+	snprintf(p->devpath, sizeof(p->devpath), "/dev/dm-2");
+	p = fx_part(f, d, 2, "0fc63daf-8483-4772-8e79-3d69d8477de4", NULL, "", 0, "ext4");
+	snprintf(p->devpath, sizeof(p->devpath), "/dev/vda2");
+	want_ok(f, plan_with(f, "root=/dev/vda2 resume=/dev/mapper/vg0-swap"), 3);
+	want_step(f, 0, OP_ACTIVATE, "/dev/vda1", "/dev/mapper/vg0-swap", "");
+	want_step(f, 1, OP_RESUME, "/dev/mapper/vg0-swap", "", "");
+	want_ok(f, plan_with(f, "root=/dev/vda2 resume=/dev/mapper/cryptswap"), 1);
+	want_step(f, 0, OP_MOUNT, "/dev/vda2", "/sysroot", "ext4");
+	want_note(f, "resume=/dev/mapper/cryptswap not attempted");
+	fx_free(f);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_resume_by_mapper_name),
 		cmocka_unit_test(test_lvm_root_on_an_image),
 		cmocka_unit_test(test_no_prediction),
 		cmocka_unit_test(test_lvm_on_luks_on_an_image),
