@@ -205,16 +205,30 @@ static void check_needs(struct check *c, const struct plan_needs *needs)
 	}
 }
 
-/* The host's / and /usr: what their devices are made of, into needs; a stack earlymount
- * cannot assemble is a failure. */
-static void walk_host_mounts(struct check *c, struct plan_needs *needs)
+/* What the boot mounts on the host: / and /usr, and the fstab's x-initrd.mount entries. */
+static size_t boot_mount_points(const struct machine *machine, const char **where, size_t max)
 {
-	static const char *const where[] = { "/", "/usr" };
+	size_t n = 0;
+
+	where[n++] = "/";
+	where[n++] = "/usr";
+	for (size_t i = 0; machine->has_fstab && i < machine->fstab.n && n < max; i++)
+		if (!streq(machine->fstab.entries[i].where, "/usr") && !machine->fstab.entries[i].network)
+			where[n++] = machine->fstab.entries[i].where;
+	return n;
+}
+
+/* The host's mounts the boot makes: what their devices are made of, into needs; a stack
+ * earlymount cannot assemble is a failure. */
+static void walk_host_mounts(struct check *c, const struct machine *machine, struct plan_needs *needs)
+{
+	const char *where[2 + FSTAB_MAX_ENTRIES];
+	size_t n = boot_mount_points(machine, where, ARRAY_SIZE(where));
 	struct hostonly_choice *choice = calloc(1, sizeof(*choice));
 	struct hostonly_mount *m = calloc(1, sizeof(*m));
 	int r;
 
-	for (size_t i = 0; choice && m && i < ARRAY_SIZE(where); i++) {
+	for (size_t i = 0; choice && m && i < n; i++) {
 		memset(m, 0, sizeof(*m));
 		m->where = where[i];
 		r = hostonly_read_mount("/sys", "/proc/self/mountinfo", m);
@@ -303,7 +317,7 @@ static int run(struct check_args *args, struct plan *plan)
 		plan_format_text(plan, stdout);
 	plan_needs(plan, &needs);
 	if (host)
-		walk_host_mounts(&c, &needs);
+		walk_host_mounts(&c, &args->in.machine, &needs);
 	check_needs(&c, &needs);
 	check_release(&c);
 	if (c.failures)

@@ -377,6 +377,7 @@ int cmd_initramfs(int argc, char **argv)
 		.module_compression = COMPRESS_ZSTD,
 		.sysfs = "/sys",
 		.mountinfo = "/proc/self/mountinfo",
+		.fstab = "/etc/fstab",
 	};
 	int r;
 

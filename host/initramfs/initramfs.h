@@ -51,6 +51,7 @@ struct builder {
 	bool host_only;          /* --host-only: the modules of this host's / and /usr */
 	const char *sysfs;       /* --sysfs: the host's sysfs (default /sys) */
 	const char *mountinfo;   /* --mountinfo: its mounts (default /proc/self/mountinfo) */
+	const char *fstab;       /* --fstab: its x-initrd.mount entries (default /etc/fstab) */
 	bool print_modules;      /* --print-modules: name the modules chosen, build nothing */
 	bool print_needs;        /* --print-needs: name what the host's stacks need, build nothing */
 

@@ -34,6 +34,8 @@ static void usage(FILE *out)
 		"                      the host must be the machine the image will boot\n"
 		"  --sysfs DIR         the sysfs --host-only reads (default /sys)\n"
 		"  --mountinfo FILE    the mount table --host-only reads (default /proc/self/mountinfo)\n"
+		"  --fstab FILE        the fstab whose x-initrd.mount entries --host-only walks too,\n"
+		"                      as the boot mounts them (default /etc/fstab)\n"
 		"  --print-modules     print the names of the modules chosen (not those they need),\n"
 		"                      one a line, and build nothing (-o is then not needed): for\n"
 		"                      initramfs generators that add the modules themselves\n"
@@ -133,6 +135,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_HOST_ONLY,
 		OPT_SYSFS,
 		OPT_MOUNTINFO,
+		OPT_FSTAB,
 		OPT_PRINT_MODULES,
 		OPT_PRINT_NEEDS,
 	};
@@ -158,6 +161,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "host-only", no_argument, NULL, OPT_HOST_ONLY },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
 		{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+		{ "fstab", required_argument, NULL, OPT_FSTAB },
 		{ "print-modules", no_argument, NULL, OPT_PRINT_MODULES },
 		{ "print-needs", no_argument, NULL, OPT_PRINT_NEEDS },
 		{ "help", no_argument, NULL, 'h' },
@@ -249,6 +253,9 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 			break;
 		case OPT_MOUNTINFO:
 			b->mountinfo = optarg;
+			break;
+		case OPT_FSTAB:
+			b->fstab = optarg;
 			break;
 		case OPT_PRINT_NEEDS:
 			b->print_needs = true;

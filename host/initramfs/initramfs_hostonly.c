@@ -2,6 +2,7 @@
  * /usr in mountinfo and sysfs (both paths can point at a fixture tree), hands the records to
  * the pure decision (host/initramfs/hostonly.c) and adds what it names through libkmod. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "fstab.h"
 #include "hostonly.h"
 #include "initramfs.h"
@@ -376,7 +378,7 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 	m->where = where;
 	r = read_mount(w, b->mountinfo, m);
 	if (r == -ENODATA && !streq(where, "/")) {
-		r = 0; /* on the root filesystem */
+		r = 0; /* on the root filesystem, or an fstab entry not mounted now */
 		goto out;
 	}
 	if (r == -ENODATA)
@@ -417,7 +419,30 @@ static int add_choice(struct builder *b, const struct hostonly_choice *choice)
 	return r;
 }
 
-/* The walk of / and /usr into choice; sysfs gets the resolved --sysfs. */
+/* The x-initrd.mount entries of the fstab: the boot mounts them too, so their devices' drivers
+ * and stacks are the image's as well. Network entries are not the image's to reach. */
+static int walk_initrd_entries(struct builder *b, struct walk *w, struct hostonly_choice *choice)
+{
+	static char text[FSTAB_TEXT_MAX + 1];
+	static struct fstab fstab;
+	ssize_t n = read_file_at(AT_FDCWD, b->fstab, text, sizeof(text));
+	int r = 0;
+
+	if (n < 0)
+		goto out; /* no fstab: nothing more to mount */
+	fstab_parse_initrd(text, (size_t)n, &fstab);
+	for (size_t i = 0; i < fstab.n && r == 0; i++) {
+		const struct fstab_entry *e = &fstab.entries[i];
+
+		if (!e->network && !streq(e->where, "/") && !streq(e->where, "/usr"))
+			r = choose_mount(b, w, e->where, choice);
+	}
+out:
+	return r;
+}
+
+/* The walk of /, /usr and the x-initrd.mount entries into choice; sysfs gets the resolved
+ * --sysfs. */
 static int walk_host(struct builder *b, struct hostonly_choice *choice, char sysfs[PATH_MAX])
 {
 	struct walk w = { 0 };
@@ -432,6 +457,8 @@ static int walk_host(struct builder *b, struct hostonly_choice *choice, char sys
 	r = path_join(w.devices, sizeof(w.devices), sysfs, "devices");
 	for (size_t i = 0; i < ARRAY_SIZE(hostonly_mount_points) && r == 0; i++)
 		r = choose_mount(b, &w, hostonly_mount_points[i], choice);
+	if (r == 0)
+		r = walk_initrd_entries(b, &w, choice);
 out:
 	return r;
 }
@@ -466,16 +493,16 @@ int initramfs_choose_host_modules(struct builder *b)
 	r = walk_host(b, choice, sysfs);
 	/* --print-modules: the generator decides on the helper itself */
 	if (r == 0 && choice->luks && !b->luks && !b->print_modules) {
-		log_err("--host-only: / or /usr is on dm-crypt: pass --luks, so that the image can unlock it");
+		log_err("--host-only: /, /usr or an x-initrd.mount entry is on dm-crypt: pass --luks, so that the image can unlock it");
 		r = -EINVAL;
 	}
 	if (r == 0 && choice->lvm && !b->lvm && !b->print_modules) {
-		log_err("--host-only: / or /usr is on an LVM logical volume: pass --lvm, so that the "
+		log_err("--host-only: /, /usr or an x-initrd.mount entry is on an LVM logical volume: pass --lvm, so that the "
 			"image can activate its volume group");
 		r = -EINVAL;
 	}
 	if (r == 0 && choice->md && !b->md && !b->print_modules) {
-		log_err("--host-only: / or /usr is on an md RAID array: pass --md, so that the image can "
+		log_err("--host-only: /, /usr or an x-initrd.mount entry is on an md RAID array: pass --md, so that the image can "
 			"assemble it");
 		r = -EINVAL;
 	}
