@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "image_policy.h"
 #include "uuid.h"
 
 /* The longest command line taken, terminator included: lines of up to CMDLINE_MAX - 1 bytes
@@ -125,6 +126,9 @@ struct options {
 	const char *usrflags;    /* mount.usrflags= (every one joined with commas) */
 
 	bool gpt_auto;           /* systemd.gpt_auto= / rd.systemd.gpt_auto=, default true */
+	/* systemd.image_policy= / rd.systemd.image_policy= (the later wins): what discovery may
+	 * use; a malformed one is kept as such, and the plan refuses to boot under it */
+	struct image_policy image_policy;
 	bool verity;             /* systemd.verity= / rd.systemd.verity=, default true */
 	bool fallback;           /* earlymount.fallback=: the next newest root or /usr when the
 				  * newest fails, default true */

@@ -1,5 +1,5 @@
-/* The keys of partition discovery: systemd.gpt_auto=, earlymount.disk=, earlymount.fallback=
- * and systemd.machine_id= (whose ID names /var). */
+/* The keys of partition discovery: systemd.gpt_auto=, earlymount.disk=, earlymount.fallback=,
+ * systemd.machine_id= (whose ID names /var) and systemd.image_policy=. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,4 +42,12 @@ int cmdline_set_machine_id(struct options *o, const char *value, const char **wh
 	o->has_machine_id = true;
 out:
 	return r;
+}
+
+/* Never "ignored": a security setting that could not be read must stop the boot, not vanish
+ * from it (the plan refuses a malformed policy, naming the mistake). */
+int cmdline_set_image_policy(struct options *o, const char *value, const char **why)
+{
+	(void)image_policy_parse(value, &o->image_policy);
+	return 0;
 }

@@ -122,6 +122,8 @@ static int build(const struct plan_input *in, struct plan *plan, const struct op
 	}
 	r = plan_copy_field(&p, plan->init, sizeof(plan->init), p.opts->init, "init=");
 	if (r == 0)
+		r = plan_policy_check_given(&p);
+	if (r == 0)
 		r = plan_check_share_options(&p);
 	if (r == 0)
 		r = plan_verity_resolve_options(&p);
@@ -132,6 +134,8 @@ static int build(const struct plan_input *in, struct plan *plan, const struct op
 	if (r == 0)
 		r = plan_choose_disk(&p);
 	if (r == 0)
+		r = plan_policy_check_disk(&p);
+	if (r == 0)
 		r = plan_choose_root(&p);
 	if (r == 0)
 		r = plan_choose_usr(&p);
@@ -139,6 +143,8 @@ static int build(const struct plan_input *in, struct plan *plan, const struct op
 		goto out;
 	plan_note_verity(&p);
 	r = add_steps(&p);
+	if (r == 0)
+		r = plan_policy_check_used(&p);
 	if (r < 0)
 		goto out;
 	plan->disk = p.disk;

@@ -63,6 +63,9 @@ struct planner {
 	const char *usr_key;
 	bool usr_no_fsck;              /* the fstab's /usr has pass 0: never checked */
 	bool fstab_mounts;             /* the fstab's x-initrd.mount entries are planned */
+	/* what discovery mounted (or swapped on) in each role but root and /usr */
+	const struct part *discovered[DPS_ROLE_MAX];
+	char policy_why[PLAN_TEXT];    /* plan_policy_skip_reason()'s answer */
 };
 
 /* A partition unlocked for a mount: the device the mount then takes. */
@@ -120,6 +123,17 @@ int plan_check_members(struct planner *p, const struct part *part, const char *w
 /* The partition a device spec of the command line names, key= in messages. */
 int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
 		      const struct part **part, const struct disk **disk);
+
+/* plan_policy.c: systemd.image_policy= over discovery. A malformed policy refuses the plan;
+ * a partition whose rule wants it absent refuses the disk (after it was chosen); what
+ * discovery used is checked against the rules once the steps are made. 0 or the plan's
+ * -errno. */
+int plan_policy_check_given(struct planner *p);
+int plan_policy_check_disk(struct planner *p);
+int plan_policy_check_used(struct planner *p);
+/* Why discovery passes over a partition of role: the policy leaves it unused; NULL when it
+ * does not. */
+const char *plan_policy_skip_reason(struct planner *p, enum dps_role role);
 
 /* plan_stacks.c: the step that makes the device part (on disk) for the mount what (a logical
  * volume activated, an md array assembled, a btrfs's devices scanned: at boot done as their

@@ -28,11 +28,13 @@ static const char *failure_of(const struct planner *p, const struct part *part)
 
 /* A partition mount.usr= names is the /usr, never also the discovered root; one that failed
  * at this boot gives way to the next newest. */
-static const char *pick_skip_reason(const struct planner *p, const struct disk *disk,
+static const char *pick_skip_reason(struct planner *p, const struct disk *disk,
 				    const struct part *part, enum dps_role role)
 {
 	const char *why = plan_auto_skip_reason(part, role);
 
+	if (!why)
+		why = plan_policy_skip_reason(p, role);
 	if (!why && p->usr_explicit && part == p->usr)
 		why = "it is named by mount.usr=";
 	if (!why && failure_of(p, part))

@@ -116,6 +116,8 @@ static bool role_part_usable(struct planner *p, const struct part *part, enum dp
 
 	if (!skip)
 		skip = plan_auto_skip_reason(part, role);
+	if (!skip)
+		skip = plan_policy_skip_reason(p, role);
 	if (skip) {
 		if (noting)
 			plan_note_passed_over(p, part, role, skip);
@@ -196,6 +198,8 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 		if (r == 0)
 			plan_step_reason(step, "swap: %sdiscovered partition %u of %s", through, part->number,
 					 p->disk->path);
+		if (r == 0)
+			p->discovered[rm->role] = part;
 		goto out;
 	}
 	snprintf(target, sizeof(target), ROOT_MOUNT_POINT "%s", mount_point);
@@ -222,6 +226,7 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 	plan_step_reason(step, "%s: %sdiscovered partition %u of %s", dps_role_name(rm->role), through,
 			 part->number, p->disk->path);
 	p->xbootldr_mounted = p->xbootldr_mounted || rm->role == DPS_XBOOTLDR;
+	p->discovered[rm->role] = part;
 out:
 	return r;
 }
