@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "image_filter.h"
 #include "image_policy.h"
 #include "uuid.h"
 
@@ -129,6 +130,7 @@ struct options {
 	/* systemd.image_policy= / rd.systemd.image_policy= (the later wins): what discovery may
 	 * use; a malformed one is kept as such, and the plan refuses to boot under it */
 	struct image_policy image_policy;
+	struct image_filter image_filter; /* systemd.image_filter=: GPT label globs */
 	bool verity;             /* systemd.verity= / rd.systemd.verity=, default true */
 	bool fallback;           /* earlymount.fallback=: the next newest root or /usr when the
 				  * newest fails, default true */

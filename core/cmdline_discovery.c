@@ -1,5 +1,5 @@
 /* The keys of partition discovery: systemd.gpt_auto=, earlymount.disk=, earlymount.fallback=,
- * systemd.machine_id= (whose ID names /var) and systemd.image_policy=. */
+ * systemd.machine_id= (whose ID names /var), systemd.image_policy= and systemd.image_filter=. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -49,5 +49,12 @@ out:
 int cmdline_set_image_policy(struct options *o, const char *value, const char **why)
 {
 	(void)image_policy_parse(value, &o->image_policy);
+	return 0;
+}
+
+/* Likewise: a filter that cannot be read stops the boot rather than let every label pass. */
+int cmdline_set_image_filter(struct options *o, const char *value, const char **why)
+{
+	(void)image_filter_parse(value, &o->image_filter);
 	return 0;
 }

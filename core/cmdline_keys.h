@@ -15,9 +15,9 @@ key_handler cmdline_set_root, cmdline_set_rootfstype, cmdline_set_ro, cmdline_se
 	cmdline_set_usr, cmdline_set_usrfstype, cmdline_set_init;
 
 /* cmdline_discovery.c: systemd.gpt_auto=, earlymount.disk=, earlymount.fallback=,
- * systemd.machine_id=, systemd.image_policy=. */
+ * systemd.machine_id=, systemd.image_policy=, systemd.image_filter=. */
 key_handler cmdline_set_gpt_auto, cmdline_set_disk, cmdline_set_fallback, cmdline_set_machine_id,
-	cmdline_set_image_policy;
+	cmdline_set_image_policy, cmdline_set_image_filter;
 
 /* cmdline_verity.c: systemd.verity=, roothash=, usrhash=, systemd.verity_{root,usr}_*=. */
 key_handler cmdline_set_verity, cmdline_set_roothash, cmdline_set_usrhash,

@@ -165,8 +165,9 @@ static int fail_no_candidate(struct planner *p, enum dps_role role, const enum a
 				    "partition (type %s for %s)", dps_type_uuid(DPS_USR, order[0]),
 				    arch_name(order[0]));
 	else
-		r = plan_fail_found(p, -ENOENT, "no root partition (type %s for %s) on any disk",
-				    dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]));
+		r = plan_fail_found(p, -ENOENT, "no root partition (type %s for %s) on any disk%s",
+				    dps_type_uuid(DPS_ROOT, order[0]), arch_name(order[0]),
+				    plan_policy_hint(p, DPS_ROOT));
 out:
 	return r;
 }

@@ -131,9 +131,12 @@ int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
 int plan_policy_check_given(struct planner *p);
 int plan_policy_check_disk(struct planner *p);
 int plan_policy_check_used(struct planner *p);
-/* Why discovery passes over a partition of role: the policy leaves it unused; NULL when it
- * does not. */
-const char *plan_policy_skip_reason(struct planner *p, enum dps_role role);
+/* Why discovery passes over part in role: its label does not match systemd.image_filter=, or
+ * the policy leaves it unused; NULL when neither. */
+const char *plan_policy_skip_reason(struct planner *p, const struct part *part, enum dps_role role);
+/* A clause for a message that no partition of role was found: that the filter or the policy
+ * passes such partitions over; "" when neither does. */
+const char *plan_policy_hint(struct planner *p, enum dps_role role);
 
 /* plan_stacks.c: the step that makes the device part (on disk) for the mount what (a logical
  * volume activated, an md array assembled, a btrfs's devices scanned: at boot done as their

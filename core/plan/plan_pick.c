@@ -34,7 +34,7 @@ static const char *pick_skip_reason(struct planner *p, const struct disk *disk,
 	const char *why = plan_auto_skip_reason(part, role);
 
 	if (!why)
-		why = plan_policy_skip_reason(p, role);
+		why = plan_policy_skip_reason(p, part, role);
 	if (!why && p->usr_explicit && part == p->usr)
 		why = "it is named by mount.usr=";
 	if (!why && failure_of(p, part))

@@ -4,7 +4,9 @@
  * encrypted, unprotected), with the GPT flags and filesystem the rule names; and a partition
  * whose rule lacks absent must be there. Partitions the command line names (root=,
  * mount.usr=, systemd.verity_root_data=) are the user's choice, not discovery's: as systemd's,
- * the policy does not apply to them; roothash= alone still has discovery find the partition. */
+ * the policy does not apply to them; roothash= alone still has discovery find the partition.
+ * systemd.image_filter= passes over, like an unused rule, a partition whose GPT label does not
+ * match its designator's glob. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,23 +24,54 @@ int plan_policy_check_given(struct planner *p)
 	const struct image_policy *pol = policy(p);
 	int r = 0;
 
+	const struct image_filter *filter = &p->opts->image_filter;
+
 	if (pol->malformed)
 		r = plan_fail(p, -EINVAL, "systemd.image_policy=%s is malformed: %s; refusing to boot "
 			      "under half a policy (correct it, or remove it to boot without one)",
 			      pol->text, pol->error);
+	else if (filter->malformed)
+		r = plan_fail(p, -EINVAL, "systemd.image_filter=%s is malformed: %s; refusing to boot "
+			      "under half a filter (correct it, or remove it)", filter->text, filter->error);
 	return r;
 }
 
-const char *plan_policy_skip_reason(struct planner *p, enum dps_role role)
+const char *plan_policy_skip_reason(struct planner *p, const struct part *part, enum dps_role role)
 {
+	const struct image_filter *filter = &p->opts->image_filter;
+	char rule[PLAN_TEXT / 2];
+	const char *why = p->policy_why;
+
+	if (!image_filter_allows(filter, role, part->label)) {
+		snprintf(p->policy_why, sizeof(p->policy_why), "its label does not match "
+			 "systemd.image_filter= (%s=%s)", image_policy_designator(role), filter->glob[role]);
+	} else if (policy(p)->given && image_policy_use(policy(p), role) == POLICY_IGNORE_IT) {
+		image_policy_rule(policy(p), role, rule, sizeof(rule));
+		snprintf(p->policy_why, sizeof(p->policy_why), "systemd.image_policy= leaves it unused "
+			 "(rule '%s')", rule);
+	} else {
+		why = NULL;
+	}
+	return why;
+}
+
+const char *plan_policy_hint(struct planner *p, enum dps_role role)
+{
+	const struct image_filter *filter = &p->opts->image_filter;
+	const char *hint = p->policy_why;
 	char rule[PLAN_TEXT / 2];
 
-	if (!policy(p)->given || image_policy_use(policy(p), role) != POLICY_IGNORE_IT)
-		return NULL;
-	image_policy_rule(policy(p), role, rule, sizeof(rule));
-	snprintf(p->policy_why, sizeof(p->policy_why), "systemd.image_policy= leaves it unused "
-		 "(rule '%s')", rule);
-	return p->policy_why;
+	if (filter->given && filter->listed[role]) {
+		snprintf(p->policy_why, sizeof(p->policy_why), " that systemd.image_filter= (%s=%s) "
+			 "lets through", image_policy_designator(role), filter->glob[role]);
+	} else if (policy(p)->given && image_policy_use(policy(p), role) == POLICY_IGNORE_IT) {
+		image_policy_rule(policy(p), role, rule, sizeof(rule));
+		snprintf(p->policy_why, sizeof(p->policy_why), " that systemd.image_policy= lets "
+			 "discovery use (rule '%s')", rule);
+	} else {
+		hint = "";
+	}
+	return hint;
 }
 
 /* Whether part's type is one discovery would look at on this machine: the arch-independent

@@ -117,7 +117,7 @@ static bool role_part_usable(struct planner *p, const struct part *part, enum dp
 	if (!skip)
 		skip = plan_auto_skip_reason(part, role);
 	if (!skip)
-		skip = plan_policy_skip_reason(p, role);
+		skip = plan_policy_skip_reason(p, part, role);
 	if (skip) {
 		if (noting)
 			plan_note_passed_over(p, part, role, skip);
