@@ -91,10 +91,12 @@ static int stage_rd_emergency(struct boot *b)
  * header's) UUID or label too. */
 static bool wants_filesystem(const struct part *part, void *data)
 {
-	const struct options *o = data;
+	const struct boot *b = data;
+	const struct options *o = &b->opts;
 	const struct dps_type *type = dps_type_from_uuid(part->type);
 
 	return o->root_kind == ROOT_DEVICE || o->usr || o->disk || o->luks.n_volumes ||
+	       o->mount_extra.n || o->swap_extra.n || b->probe_every_filesystem ||
 	       (type && dps_role_mounted(type->role));
 }
 
@@ -139,7 +141,7 @@ static int stage_modules(struct boot *b)
 			 u.release, strerror(-r));
 	}
 	/* Listen before coldplug, so no uevent of a device the coldplug brings up is missed. */
-	filter.data = &b->opts;
+	filter.data = b;
 	r = devices_open(&b->devices, &b->modules, &filter);
 	if (r < 0)
 		return boot_fail(b, r, "unable to listen to kernel uevents: %s", strerror(-r));

@@ -52,6 +52,12 @@ static void read_fstab(struct boot *b)
 	if (b->machine.fstab.n)
 		log_info("%s: %zu %s for the initramfs (/usr, x-initrd.mount)", b->plan.fstab_path,
 			 b->machine.fstab.n, b->machine.fstab.n == 1 ? "entry" : "entries");
+	/* its entries may name a generic partition by UUID= or LABEL=, which discovery did not
+	 * look into: the disks are probed again, every filesystem this time */
+	if (b->machine.fstab.n && !b->probe_every_filesystem) {
+		b->probe_every_filesystem = true;
+		devices_rescan(&b->devices, true);
+	}
 }
 
 static bool note_said(char said[][PLAN_TEXT], size_t n, const char *note)

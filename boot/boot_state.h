@@ -23,6 +23,9 @@
 struct boot {
 	int argc;
 	char **argv;
+	/* an fstab read from the root names devices by what they hold: every filesystem is
+	 * probed from then on (discovery alone probes those of its partition types) */
+	bool probe_every_filesystem;
 	struct options opts;
 	struct modules modules;
 	struct devices devices;

@@ -99,7 +99,7 @@ int boot_unlock_listed(struct boot *b)
 		}
 	}
 	/* block devices were not probed while the prompt waited */
-	devices_rescan(&b->devices);
+	devices_rescan(&b->devices, false);
 	return r;
 }
 

@@ -442,9 +442,9 @@ out:
 	return r;
 }
 
-void devices_rescan(struct devices *d)
+void devices_rescan(struct devices *d, bool all)
 {
-	int r = scan_block_devices(d, true);
+	int r = scan_block_devices(d, !all);
 
 	if (r < 0)
 		log_warn("unable to list /sys/class/block: %s", strerror(-r));

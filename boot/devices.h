@@ -51,6 +51,7 @@ void devices_report(const struct devices *d);
  * they make are read before the wait asks again. */
 void devices_on_probed(struct devices *d, devices_probed_fn *fn, void *data);
 /* Probes the block devices in sysfs that no probe has seen yet: after a time in which their
- * events were dropped (devices_load_modules()). */
-void devices_rescan(struct devices *d);
+ * events were dropped (devices_load_modules()); with all, every one again (the filter wants
+ * more of them now). */
+void devices_rescan(struct devices *d, bool all);
 void devices_close(struct devices *d);

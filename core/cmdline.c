@@ -46,6 +46,9 @@ enum list_id {
 	KEY("systemd.image_policy",        FORM_VALUE,    cmdline_set_image_policy,        LIST_NONE)      \
 	KEY("rd.systemd.image_policy",     FORM_VALUE,    cmdline_set_image_policy,        LIST_NONE)      \
 	KEY("systemd.image_filter",        FORM_VALUE,    cmdline_set_image_filter,        LIST_NONE)      \
+	KEY("systemd.mount-extra",         FORM_VALUE,    cmdline_set_mount_extra,         LIST_NONE)      \
+	KEY("rd.systemd.mount-extra",      FORM_VALUE,    cmdline_set_mount_extra,         LIST_NONE)      \
+	KEY("systemd.swap-extra",          FORM_VALUE,    cmdline_set_swap_extra,          LIST_NONE)      \
 	KEY("systemd.volatile",            FORM_OPTIONAL, cmdline_set_volatile,            LIST_NONE)      \
 	KEY("systemd.verity",              FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \
 	KEY("rd.systemd.verity",           FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fstab.h"
 #include "image_filter.h"
 #include "image_policy.h"
 #include "uuid.h"
@@ -131,6 +132,10 @@ struct options {
 	 * use; a malformed one is kept as such, and the plan refuses to boot under it */
 	struct image_policy image_policy;
 	struct image_filter image_filter; /* systemd.image_filter=: GPT label globs */
+	/* systemd.mount-extra= / rd.systemd.mount-extra= and systemd.swap-extra=, in order (a
+	 * swap's where is "/") */
+	struct fstab mount_extra;
+	struct fstab swap_extra;
 	bool verity;             /* systemd.verity= / rd.systemd.verity=, default true */
 	bool fallback;           /* earlymount.fallback=: the next newest root or /usr when the
 				  * newest fails, default true */

@@ -19,6 +19,9 @@ key_handler cmdline_set_root, cmdline_set_rootfstype, cmdline_set_ro, cmdline_se
 key_handler cmdline_set_gpt_auto, cmdline_set_disk, cmdline_set_fallback, cmdline_set_machine_id,
 	cmdline_set_image_policy, cmdline_set_image_filter;
 
+/* cmdline_extra.c: systemd.mount-extra=, rd.systemd.mount-extra=, systemd.swap-extra=. */
+key_handler cmdline_set_mount_extra, cmdline_set_swap_extra;
+
 /* cmdline_verity.c: systemd.verity=, roothash=, usrhash=, systemd.verity_{root,usr}_*=. */
 key_handler cmdline_set_verity, cmdline_set_roothash, cmdline_set_usrhash,
 	cmdline_set_verity_root_data, cmdline_set_verity_root_hash, cmdline_set_verity_root_options,

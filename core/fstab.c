@@ -1,6 +1,7 @@
 /* fstab(5) for the initramfs: fields split on blanks, \ooo escapes decoded, the options the
  * kernel takes kept apart from those meant for mount(8) and systemd. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -232,6 +233,30 @@ void fstab_parse_initrd(const char *text, size_t len, struct fstab *out)
 		else
 			parse_line(line, number, out);
 	}
+}
+
+int fstab_entry_make(const char *what, const char *where, const char *type, const char *options,
+		     struct fstab_entry *e)
+{
+	char spec[FSTAB_FIELD];
+	bool initrd = false, noauto = false;
+	int r = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (where[0] != '/' || strlen(where) >= FSTAB_FIELD || copy_str(spec, sizeof(spec), what) < 0 ||
+	    !spec[0] || strlen(type) >= sizeof(e->type) || strlen(options) >= FSTAB_FIELD) {
+		r = -EINVAL;
+		goto out;
+	}
+	set_what(e, spec);
+	set_where(e, where);
+	if (!streq(type, "auto"))
+		COPY_STR(e->type, type);
+	set_options(e, options, &initrd, &noauto);
+	e->network = e->network || in_list(e->type, strlen(e->type), network_types,
+					   ARRAY_SIZE(network_types));
+out:
+	return r;
 }
 
 const struct fstab_entry *fstab_find(const struct fstab *f, const char *where)

@@ -36,6 +36,11 @@ struct fstab {
 /* Fills out from the text of an fstab (len bytes, NUL or not). Lines it cannot read are
  * skipped, the first of them named in bad_line and bad_why. */
 void fstab_parse_initrd(const char *text, size_t len, struct fstab *out);
+/* An entry from its fields as given elsewhere (systemd.mount-extra=): what decoded as the
+ * fstab's first field is, options sorted as its fourth; type "" or "auto" for any. 0, or
+ * -EINVAL when where is not absolute, what is empty, or a field is too long. */
+int fstab_entry_make(const char *what, const char *where, const char *type, const char *options,
+		     struct fstab_entry *e);
 /* The entry for where, or NULL. */
 const struct fstab_entry *fstab_find(const struct fstab *f, const char *where);
 /* fstab's (and mountinfo's) \ooo escapes (a space is \040), decoded in place; \000 is

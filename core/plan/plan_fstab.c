@@ -48,28 +48,61 @@ static bool mounted_already(const struct planner *p, const char *target)
 	return false;
 }
 
+/* Where the entries come from: the root's fstab, or the command line's extra mounts. */
+struct entry_source {
+	const char *key;    /* FSTAB_KEY, "systemd.mount-extra=" */
+	const char *marked; /* why it is mounted in the initramfs, for the step's reason */
+	const char *undo;   /* what keeps it from being mounted, for a refusal's advice */
+};
+
+static const struct entry_source from_fstab = { FSTAB_KEY, "x-initrd.mount",
+						"drop x-initrd.mount" };
+static const struct entry_source from_cmdline = { "systemd.mount-extra=",
+						  "the command line mounts it",
+						  "drop it from the command line" };
+
 /* The device an entry names, refused as a root or /usr would be; with nofail one not there
  * is left out (1). */
-static int entry_part(struct planner *p, const struct fstab_entry *e, const char *what,
-		      const struct part **part, const struct disk **disk)
+static int entry_part(struct planner *p, const struct entry_source *src, const struct fstab_entry *e,
+		      const char *what, const struct part **part, const struct disk **disk)
 {
 	int r;
 
 	if (e->nofail && disk_set_find(p->disks, e->what, part, disk) == -ENOENT) {
-		plan_note(p, FSTAB_KEY "%s on %s not mounted: the device is not there (nofail)",
+		plan_note(p, "%s%s on %s not mounted: the device is not there (nofail)", src->key,
 			  e->what, e->where);
 		return 1;
 	}
-	r = plan_resolve_spec(p, FSTAB_KEY, e->what, part, disk);
+	r = plan_resolve_spec(p, src->key, e->what, part, disk);
 	if (r == 0)
 		r = plan_refuse_damaged(p, *disk, *part, what);
 	return r;
 }
 
-/* One x-initrd.mount entry: checked first when mounted read-write with a pass. */
-static int add_entry(struct planner *p, const struct fstab_entry *e)
+/* A bind mount (its source a path of the new root, which systemd prefixes in the initrd too)
+ * or a tmpfs: no device to wait for. 1 when e is one of those (planned), else 0, or -errno. */
+static int add_pseudo(struct planner *p, const struct fstab_entry *e, const char *target,
+		      const char *what)
 {
-	char target[PLAN_PATH], what[FSTAB_FIELD + 64];
+	char source[PLAN_PATH];
+	bool bind = plan_flags_have(e->options, "bind") || plan_flags_have(e->options, "rbind");
+	int r = 0;
+
+	if (bind) {
+		if (snprintf(source, sizeof(source), ROOT_MOUNT_POINT "%s", e->what) >= (int)sizeof(source))
+			r = plan_fail(p, -EINVAL, "%s: the bind mount's source is too long", what);
+		else
+			r = plan_add_simple(p, OP_BIND, source, target, "", e->rw == 0 ? "ro" : "", what);
+	} else if (streq(e->type, "tmpfs")) {
+		r = plan_add_simple(p, OP_TMPFS, "tmpfs", target, "tmpfs", e->options, what);
+	}
+	return r < 0 ? r : bind || streq(e->type, "tmpfs");
+}
+
+/* One entry mounted in the initramfs: checked first when mounted read-write with a pass. */
+static int add_entry(struct planner *p, const struct entry_source *src, const struct fstab_entry *e)
+{
+	char target[PLAN_PATH], what[2 * FSTAB_FIELD + 64];
 	const struct part *part = NULL;
 	const struct disk *disk = NULL;
 	struct mount_flags flags = { .rw = e->rw != 0, .no_fsck = e->passno == 0, .user = e->options };
@@ -77,7 +110,10 @@ static int add_entry(struct planner *p, const struct fstab_entry *e)
 	const char *fstype = NULL;
 	int r = 0;
 
-	snprintf(what, sizeof(what), FSTAB_KEY "%s (line %u)", e->where, e->line);
+	if (src == &from_fstab)
+		snprintf(what, sizeof(what), FSTAB_KEY "%s (line %u)", e->where, e->line);
+	else
+		snprintf(what, sizeof(what), "%s%s:%s", src->key, e->what, e->where);
 	if (snprintf(target, sizeof(target), ROOT_MOUNT_POINT "%s", e->where) >= (int)sizeof(target)) {
 		r = plan_fail(p, -EINVAL, "%s: the mount point is too long", what);
 		goto out;
@@ -91,12 +127,15 @@ static int add_entry(struct planner *p, const struct fstab_entry *e)
 			plan_note(p, "%s not mounted: %s is a network filesystem, which earlymount does not "
 				  "mount (nofail)", what, e->what);
 		else
-			r = plan_fail(p, -EOPNOTSUPP, "%s is x-initrd.mount, from %s: a network filesystem, "
-				      "which earlymount does not mount; drop x-initrd.mount or add nofail",
-				      what, e->what);
+			r = plan_fail(p, -EOPNOTSUPP, "%s: %s from %s, a network filesystem, which "
+				      "earlymount does not mount; %s or add nofail", what, src->marked,
+				      e->what, src->undo);
 		goto out;
 	}
-	r = entry_part(p, e, what, &part, &disk);
+	r = add_pseudo(p, e, target, what);
+	if (r != 0)
+		goto out;
+	r = entry_part(p, src, e, what, &part, &disk);
 	if (r == 0)
 		r = plan_add_stack_step(p, part, disk, what, e->options);
 	if (r == 0)
@@ -111,10 +150,60 @@ static int add_entry(struct planner *p, const struct fstab_entry *e)
 		r = plan_format_options(p, step->options, sizeof(step->options), &flags, target);
 	if (r == 0) {
 		step->optional = e->nofail;
-		plan_step_reason(step, "%s: x-initrd.mount", what);
+		plan_step_reason(step, "%s: %s", what, src->marked);
 	}
 out:
 	return r > 0 ? 0 : r;
+}
+
+/* The swapon step the plan has for part already, or NULL. */
+static const struct plan_step *swapped_already(const struct planner *p, const struct part *part)
+{
+	const struct plan_step *found = NULL;
+
+	for (size_t i = 0; i < p->plan->n_steps && !found; i++)
+		if (p->plan->steps[i].op == OP_SWAPON && p->plan->steps[i].part == part)
+			found = &p->plan->steps[i];
+	return found;
+}
+
+/* systemd.swap-extra=: swap on a device there now; one that is not is left to the real
+ * system (the boot does not wait for a swap). */
+static int add_swap(struct planner *p, const struct fstab_entry *e)
+{
+	const struct part *part = NULL;
+	const struct disk *disk = NULL;
+	const struct plan_step *before;
+	struct plan_step *step = NULL;
+	int r = disk_set_find(p->disks, e->what, &part, &disk);
+
+	if (r < 0) {
+		plan_note(p, "systemd.swap-extra=%s not enabled: %s", e->what,
+			  r == -ENOTUNIQ ? "it matches several partitions" : "the device is not there");
+		r = 0;
+	} else if ((before = swapped_already(p, part))) {
+		plan_note(p, "systemd.swap-extra=%s: enabled already (%s)", e->what, before->reason);
+	} else {
+		r = plan_add_step(p, OP_SWAPON, e->what, "", "swap", part, &step);
+		if (r == 0) {
+			step->optional = true;
+			plan_step_reason(step, "swap: systemd.swap-extra=%s", e->what);
+		}
+	}
+	return r;
+}
+
+/* The command line's extra mounts and swaps, after everything else. */
+static int add_extra(struct planner *p)
+{
+	const struct fstab *m = &p->opts->mount_extra, *s = &p->opts->swap_extra;
+	int r = 0;
+
+	for (size_t i = 0; i < m->n && r == 0; i++)
+		r = add_entry(p, &from_cmdline, &m->entries[i]);
+	for (size_t i = 0; i < s->n && r == 0; i++)
+		r = add_swap(p, &s->entries[i]);
+	return r;
 }
 
 int plan_add_fstab_stage(struct planner *p)
@@ -134,7 +223,7 @@ int plan_add_fstab_stage(struct planner *p)
 			  p->opts->usr ? "mount.usr= names /usr" : "/usr is found otherwise");
 	for (size_t i = 0; i < f->n && r == 0; i++)
 		if (!streq(f->entries[i].where, "/usr"))
-			r = add_entry(p, &f->entries[i]);
+			r = add_entry(p, &from_fstab, &f->entries[i]);
 out:
-	return r;
+	return r == 0 ? add_extra(p) : r;
 }

@@ -895,6 +895,30 @@ static void test_resume_keys_malformed(void **state)
 	assert_true(opts.resume_offset == UINT64_MAX);
 }
 
+static void test_mount_extra_keys(void **state)
+{
+	static const char *const bad[] = {
+		"systemd.mount-extra=/dev/vdb1", "systemd.mount-extra=/dev/vdb1:srv",
+		"systemd.mount-extra=:/srv", "systemd.mount-extra=/dev/vdb1:/",
+		"rd.systemd.mount-extra=/dev/vdb1:/usr", "systemd.swap-extra=",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		parse_einval(bad[i]);
+		assert_int_equal(opts.mount_extra.n, 0);
+		assert_int_equal(opts.swap_extra.n, 0);
+	}
+	parse_ok("systemd.mount-extra=/dev/disk/by-label/data:/srv/data/:ext4:ro,x-systemd.after=a:b "
+		 "systemd.swap-extra=PARTLABEL=swap:pri=5,discard");
+	assert_int_equal(opts.mount_extra.n, 1);
+	assert_string_equal(opts.mount_extra.entries[0].what, "LABEL=data");
+	assert_string_equal(opts.mount_extra.entries[0].where, "/srv/data");
+	assert_string_equal(opts.mount_extra.entries[0].type, "ext4");
+	assert_int_equal(opts.mount_extra.entries[0].rw, 0);
+	assert_int_equal(opts.swap_extra.n, 1);
+	assert_string_equal(opts.swap_extra.entries[0].what, "PARTLABEL=swap");
+}
+
 static void test_known_keys(void **state)
 {
 	size_t n = 0;
@@ -904,7 +928,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 67);
+	assert_int_equal(n, 70);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -939,6 +963,10 @@ static void test_known_keys_all_do_something(void **state)
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		snprintf(line, sizeof(line), "%s=cc1fed1f-50ba-43cd-a395-77333c5d0504=x", *k);
+		if (parse(line) == 0)
+			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
+		/* systemd.mount-extra= wants WHAT:WHERE */
+		snprintf(line, sizeof(line), "%s=/dev/x:/x", *k);
 		if (parse(line) == 0)
 			changed |= memcmp(&opts, &defaults, offsetof(struct options, used)) != 0;
 		/* fsck.mode= and fsck.repair= take words of their own */
@@ -1063,6 +1091,7 @@ int main(void)
 		cmocka_unit_test(test_resume_keys),
 		cmocka_unit_test(test_resume_keys_malformed),
 		cmocka_unit_test(test_failure_keys),
+		cmocka_unit_test(test_mount_extra_keys),
 		cmocka_unit_test(test_known_keys),
 		cmocka_unit_test(test_known_keys_all_do_something),
 		cmocka_unit_test(test_random_lines),

@@ -138,6 +138,40 @@ static void test_initrd_entries(void **state)
 	(void)state;
 }
 
+/* systemd.mount-extra= and systemd.swap-extra=: more entries from the command line, mounted
+ * under /sysroot after the rest; a bind mount's source is in the new root too, a tmpfs needs
+ * no device; a swap that is not there is left to the real system. */
+static void test_mount_extra(void **state)
+{
+	struct fixture *f = with_fstab("");
+	const struct plan_step *s;
+
+	assert_int_equal(cmdline_parse("systemd.mount-extra=LABEL=data:/srv/data:ext4:noatime,ro "
+				       "rd.systemd.mount-extra=/var/lib/x:/mnt/x:none:bind "
+				       "systemd.mount-extra=tmpfs:/scratch:tmpfs:size=10m "
+				       "systemd.swap-extra=UUID=" USR_UUID " systemd.swap-extra=LABEL=gone",
+				       &f->opts, NULL, 0), 0);
+	f->opts.fsck_mode = FSCK_SKIP;
+	want_ok(f, fx_plan(f), 5);
+	want_mount(f, "/sysroot/srv/data", "LABEL=data", "ro,noatime",
+		   "systemd.mount-extra=LABEL=data:/srv/data: the command line mounts it");
+	s = want_step(f, 2, OP_BIND, "/sysroot/var/lib/x", "/sysroot/mnt/x", "");
+	assert_string_equal(s->options, "");
+	s = want_step(f, 3, OP_TMPFS, "tmpfs", "/sysroot/scratch", "tmpfs");
+	assert_string_equal(s->options, "size=10m");
+	s = want_step(f, 4, OP_SWAPON, "UUID=" USR_UUID, "", "swap");
+	assert_true(s->optional);
+	want_note(f, "systemd.swap-extra=LABEL=gone not enabled: the device is not there");
+	fx_free(f);
+
+	/* a device that is not there is waited for, as an x-initrd.mount entry's */
+	f = with_fstab("");
+	want_error(f, plan_with(f, "systemd.mount-extra=LABEL=gone:/srv/gone"), -ENOENT,
+		   "systemd.mount-extra=LABEL=gone matches no partition");
+	fx_free(f);
+	(void)state;
+}
+
 /* Without the fstab read yet, a disk root wants it; a tmpfs root and a share do not. */
 static void test_wants_fstab(void **state)
 {
@@ -171,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_command_line_wins),
 		cmocka_unit_test(test_usr_missing_waits),
 		cmocka_unit_test(test_initrd_entries),
+		cmocka_unit_test(test_mount_extra),
 		cmocka_unit_test(test_wants_fstab),
 	};
 

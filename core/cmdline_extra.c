@@ -1,0 +1,92 @@
+/* systemd.mount-extra=WHAT:WHERE[:FSTYPE[:OPTIONS]] (and rd.systemd.mount-extra=, for the initrd
+ * alone) and systemd.swap-extra=WHAT[:OPTIONS], as systemd-fstab-generator(8) reads them: more
+ * fstab entries given on the command line, each key repeatable. The fields split at ':', the
+ * last one given taking the rest (options may hold ':'; a WHAT cannot). */
+#include <errno.h>
+#include <string.h>
+
+#include "cmdline_keys.h"
+#include "util.h"
+
+#define EXTRA_FIELDS 4
+
+/* value split at ':' into at most max fields, in place; their count. */
+static size_t split(char *value, char *fields[], size_t max)
+{
+	size_t n = 0;
+
+	fields[n++] = value;
+	while (n < max) {
+		char *colon = strchr(fields[n - 1], ':');
+
+		if (!colon)
+			break;
+		*colon = '\0';
+		fields[n++] = colon + 1;
+	}
+	return n;
+}
+
+static int add(struct fstab *list, const struct fstab_entry *e, const char **why)
+{
+	int r = 0;
+
+	if (list->n == FSTAB_MAX_ENTRIES) {
+		*why = "more than 8 of them";
+		r = -E2BIG;
+	} else {
+		list->entries[list->n++] = *e;
+	}
+	return r;
+}
+
+int cmdline_set_mount_extra(struct options *o, const char *value, const char **why)
+{
+	char copy[4 * FSTAB_FIELD], *f[EXTRA_FIELDS] = { 0 };
+	struct fstab_entry e;
+	size_t n;
+	int r = copy_str(copy, sizeof(copy), value);
+
+	if (r < 0) {
+		*why = "too long";
+		goto out;
+	}
+	n = split(copy, f, EXTRA_FIELDS);
+	if (n < 2 || fstab_entry_make(f[0], f[1], n > 2 ? f[2] : "", n > 3 ? f[3] : "", &e) < 0) {
+		*why = "not WHAT:WHERE[:FSTYPE[:OPTIONS]] with an absolute WHERE";
+		r = -EINVAL;
+		goto out;
+	}
+	if (streq(e.where, "/") || streq(e.where, "/usr")) {
+		*why = "the root and /usr are given by root= and mount.usr=";
+		r = -EINVAL;
+		goto out;
+	}
+	e.line = (unsigned)o->mount_extra.n + 1;
+	r = add(&o->mount_extra, &e, why);
+out:
+	return r;
+}
+
+int cmdline_set_swap_extra(struct options *o, const char *value, const char **why)
+{
+	char copy[2 * FSTAB_FIELD], *f[2] = { 0 };
+	struct fstab_entry e;
+	size_t n;
+	int r = copy_str(copy, sizeof(copy), value);
+
+	if (r < 0) {
+		*why = "too long";
+		goto out;
+	}
+	n = split(copy, f, 2);
+	if (fstab_entry_make(f[0], "/", "swap", n > 1 ? f[1] : "", &e) < 0) {
+		*why = "not WHAT[:OPTIONS]";
+		r = -EINVAL;
+		goto out;
+	}
+	e.line = (unsigned)o->swap_extra.n + 1;
+	r = add(&o->swap_extra, &e, why);
+out:
+	return r;
+}
