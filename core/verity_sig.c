@@ -1,10 +1,14 @@
 /* A strict reader for the one flat JSON object of a signature partition (RFC 8259): the two
- * fields it needs are taken, any other value is skipped, and nothing is allocated. */
+ * fields it needs are taken, any other value is skipped, and nothing is allocated. Strict: a
+ * number follows the RFC's grammar, every string is well-formed UTF-8 (skipped ones too), and
+ * a \u escape of a surrogate comes in a pair (the RFC leaves a lone one to the reader: this
+ * one refuses it). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "util.h"
 #include "verity_sig.h"
 
@@ -51,13 +55,30 @@ static int hex_digit(char c)
 	return -1;
 }
 
+/* "uXXXX" at r's position: the code unit, or -1. */
+static int code_unit(struct reader *r)
+{
+	int v = 0;
+
+	if (r->pos >= r->len || r->s[r->pos] != 'u' || r->len - r->pos < 5)
+		return -1;
+	for (int i = 1; i <= 4 && v >= 0; i++) {
+		int d = hex_digit(r->s[r->pos + (size_t)i]);
+
+		v = d < 0 ? -1 : v << 4 | d;
+	}
+	if (v >= 0)
+		r->pos += 5;
+	return v;
+}
+
 /* One escape after the backslash; the character it stands for, '?' for one past ASCII (no
- * field read here holds any), or -1 (\u0000 included). */
+ * field read here holds any), or -1 (\u0000 included, and a surrogate without its pair). */
 static int escape(struct reader *r)
 {
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 	const char *e;
-	int v = 0;
+	int v, low;
 
 	if (r->pos >= r->len)
 		return -1;
@@ -66,18 +87,15 @@ static int escape(struct reader *r)
 		r->pos++;
 		return to[e - from];
 	}
-	if (r->s[r->pos] != 'u' || r->len - r->pos < 5)
-		return -1;
-	for (int i = 1; i <= 4; i++) {
-		int d = hex_digit(r->s[r->pos + (size_t)i]);
-
-		if (d < 0)
-			return -1;
-		v = v << 4 | d;
+	v = code_unit(r);
+	if (v >= 0xdc00 && v <= 0xdfff)
+		return -1; /* a low surrogate first */
+	if (v >= 0xd800 && v <= 0xdbff) {
+		low = r->len - r->pos >= 2 && r->s[r->pos] == '\\' ? (r->pos++, code_unit(r)) : -1;
+		v = low >= 0xdc00 && low <= 0xdfff ? 0x10000 : -1;
 	}
-	r->pos += 5;
 	/* a NUL would cut a name or value short of what the JSON says */
-	if (v == 0)
+	if (v <= 0)
 		return -1;
 	return v < 0x80 ? v : '?';
 }
@@ -104,6 +122,15 @@ static bool string(struct reader *r, char *out, size_t size, size_t *n)
 			return fail_at(r, "a control character in a string");
 		if (c == '\\' && (c = escape(r)) < 0)
 			return fail_at(r, "a malformed escape in a string");
+		if (c >= 0x80) {
+			size_t seq = utf8_sequence_length((const unsigned char *)r->s + r->pos - 1,
+							  r->len - r->pos + 1);
+
+			if (seq == 0)
+				return fail_at(r, "a string that is not UTF-8");
+			r->pos += seq - 1;
+			c = '?'; /* no field read here holds any */
+		}
 		if (out && count + 1 < size)
 			out[count] = (char)c;
 		count++;
@@ -116,6 +143,42 @@ static bool string(struct reader *r, char *out, size_t size, size_t *n)
 }
 
 static bool skip_value(struct reader *r, int depth);
+
+/* How many digits follow at r's position (taken). */
+static size_t digits(struct reader *r)
+{
+	size_t n = 0;
+
+	while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9') {
+		r->pos++;
+		n++;
+	}
+	return n;
+}
+
+static bool at(const struct reader *r, const char *chars)
+{
+	return r->pos < r->len && r->s[r->pos] && strchr(chars, r->s[r->pos]);
+}
+
+/* RFC 8259's number: -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)? */
+static bool number(struct reader *r)
+{
+	bool ok;
+
+	if (at(r, "-"))
+		r->pos++;
+	ok = at(r, "0") ? (r->pos++, !at(r, "0123456789")) : digits(r) > 0;
+	if (ok && at(r, "."))
+		ok = (r->pos++, digits(r) > 0);
+	if (ok && at(r, "eE")) {
+		r->pos++;
+		if (at(r, "+-"))
+			r->pos++;
+		ok = digits(r) > 0;
+	}
+	return ok;
+}
 
 /* The members of an object or the elements of an array, after its opening bracket. */
 static bool skip_items(struct reader *r, char close, int depth)
@@ -160,9 +223,7 @@ static bool skip_value(struct reader *r, int depth)
 		}
 	}
 	start = r->pos;
-	while (r->pos < r->len && r->s[r->pos] && strchr("+-0123456789.eE", r->s[r->pos]))
-		r->pos++;
-	return r->pos > start || fail_at(r, "a value expected");
+	return number(r) || (r->pos = start, fail_at(r, "a value expected"));
 }
 
 static int base64_value(char c)

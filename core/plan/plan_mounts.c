@@ -71,7 +71,7 @@ static int unlock_source(struct planner *p, const struct part *part, const struc
 	if (plan_part_is_luks(part) && v->root_hash)
 		r = plan_fail(p, -EINVAL, "%s partition %u is encrypted (LUKS) and also to be verified "
 			      "by %s: dm-verity over LUKS is not supported", role, part->number,
-			      v->hash_key);
+			      v->sig ? "a signed hash" : v->hash_key);
 	if (r == 0)
 		r = plan_luks_mount_source(p, part, disk, luks_spec[0] ? luks_spec : spec, role, name,
 					   plan_part_read_only(part, disk), luks);

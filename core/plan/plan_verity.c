@@ -98,6 +98,18 @@ bool plan_verity_names_device(const struct verity_pick *v, const char *device)
 	return v->named && device && streq(device, v->mapper);
 }
 
+/* Where the hash came from, for messages: the command line's key, or the signature partition
+ * (whose hash no key gave). */
+static const char *hash_origin(const struct verity_pick *v)
+{
+	static char buf[64];
+
+	if (!v->sig)
+		return v->hash_key;
+	snprintf(buf, sizeof(buf), "the hash signed on partition %u", v->sig->number);
+	return buf;
+}
+
 /* The partition whose PARTUUID is uuid: on the boot disk when discovering, else anywhere. */
 static int find_by_partuuid(struct planner *p, const struct verity_pick *v, const char *uuid,
 			    const char *half, const char *what, const struct part **part,
@@ -113,10 +125,10 @@ static int find_by_partuuid(struct planner *p, const struct verity_pick *v, cons
 		r = -ENOENT;
 	if (r == -ENOTUNIQ)
 		r = plan_fail(p, -ENOTUNIQ, "%s names PARTUUID %s, which several partitions carry (a "
-			      "cloned disk?): refusing to pick one", v->hash_key, uuid);
+			      "cloned disk?): refusing to pick one", hash_origin(v), uuid);
 	else if (r < 0)
 		r = plan_fail_found(p, -ENOENT, "%s names no %spartition of %s: none has PARTUUID %s "
-				    "(the hash's %s 128 bits)", v->hash_key, what, where, uuid, half);
+				    "(the hash's %s 128 bits)", hash_origin(v), what, where, uuid, half);
 	return r;
 }
 
@@ -128,7 +140,7 @@ static int check_role(struct planner *p, const struct verity_pick *v, const stru
 
 	if (plan_part_role(part) != want)
 		r = plan_fail(p, -EPERM, "%s names partition %u, but it is of type %s, not a %s "
-			      "partition", v->hash_key, part->number, part->type, dps_role_name(want));
+			      "partition", hash_origin(v), part->number, part->type, dps_role_name(want));
 	return r;
 }
 
@@ -170,7 +182,7 @@ int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct pa
 	int r = verity_hash_partuuids(v->root_hash, data_uuid, hash_uuid);
 
 	if (r < 0) {
-		r = plan_fail(p, -EINVAL, "%s is not a root hash", v->hash_key);
+		r = plan_fail(p, -EINVAL, "%s is not a root hash", hash_origin(v));
 		goto out;
 	}
 	r = find_data(p, v, data_uuid);
@@ -178,7 +190,7 @@ int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct pa
 		r = find_hash(p, v, hash_uuid);
 	if (r == 0 && v->data == v->hash)
 		r = plan_fail(p, -EINVAL, "%s: partition %u cannot hold both the data and its hashes",
-			      v->hash_key, v->data->number);
+			      hash_origin(v), v->data->number);
 	if (r == 0)
 		r = plan_refuse_damaged(p, v->hash_disk, v->hash, dps_role_name(v->hash_role));
 	if (r < 0)
@@ -264,6 +276,18 @@ static bool used_by(const struct verity_pick *v, const struct part *part)
 	return v->root_hash && (v->hash == part || v->sig == part);
 }
 
+/* Whether the signature partition sig signs the root (or /usr) the command line named. */
+static bool signs_named(const struct planner *p, const struct part *sig, bool root_side)
+{
+	const struct part *named = root_side ? (p->root_explicit ? p->root : NULL)
+					     : (p->usr_explicit ? p->usr : NULL);
+	char data[UUID_STR_LEN], hash[UUID_STR_LEN];
+
+	return named && sig->verity_sig_hash[0] &&
+	       verity_hash_partuuids(sig->verity_sig_hash, data, hash) == 0 &&
+	       uuid_str_equal(data, named->partuuid);
+}
+
 /* What is not set up is said: a root that could have been verified and was not is mounted
  * the way systemd mounts it then, unverified, but never silently. */
 void plan_note_verity(struct planner *p)
@@ -283,6 +307,11 @@ void plan_note_verity(struct planner *p)
 		else if (sig && part->verity_sig_error[0])
 			plan_note(p, "partition %u (%s) unusable: %s", part->number, dps_role_name(role),
 				  part->verity_sig_error);
+		else if (sig && signs_named(p, part, root_side))
+			plan_note(p, "partition %u (%s) not used: it signs partition %u, which %s names "
+				  "itself; a signature is used when discovery picks the %s (or give %s)",
+				  part->number, dps_role_name(role), root_side ? p->root->number :
+				  p->usr->number, root_side ? "root=" : "mount.usr=", v->name, v->hash_key);
 		else if (sig)
 			plan_note(p, "partition %u (%s) not used: its hash names no %s partition chosen here",
 				  part->number, dps_role_name(role), v->name);

@@ -298,6 +298,34 @@ static void test_signed_hash_on_the_disk(void **state)
 	(void)state;
 }
 
+/* root= names the signed data partition itself: no verity from the signature (systemd's
+ * gpt-auto does not run then either), and the note says so truly; and a refusal about a hash
+ * that came from the signature partition names that partition, not roothash=. */
+static void test_signature_words(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = verity_disk(f);
+	struct part *sig;
+
+	fx_part(f, d, 7, T_ROOT_VERITY_X86_64, "abcdef00-1234-4000-8000-0000000000c7", "v2", 0, "");
+	sig = fx_part(f, d, 8, T_ROOT_VERITY_SIG_X86_64, NULL, "sig2", 0, "");
+	strcpy(sig->verity_sig_hash, "0000000100004000800000000000000" "3abcdef001234400080000000000000c7");
+	assert_int_equal(plan_with(f, "root=PARTUUID=00000001-0000-4000-8000-000000000003"), 0);
+	want_note(f, "partition 8 (root-verity-sig) not used: it signs partition 3, which root= names "
+		     "itself; a signature is used when discovery picks the root (or give roothash=)");
+	fx_free(f);
+
+	/* the signed hash names a hash partition that is not there */
+	f = fx_new();
+	d = verity_disk(f);
+	sig = fx_part(f, d, 8, T_ROOT_VERITY_SIG_X86_64, NULL, "sig2", 0, "");
+	strcpy(sig->verity_sig_hash, "0000000100004000800000000000000" "3abcdef001234400080000000000000c7");
+	want_error(f, plan_with(f, ""), -ENOENT, "the hash signed on partition 8 names no "
+		   "root-verity partition of");
+	fx_free(f);
+	(void)state;
+}
+
 /* A disk that signs its versions: the newest, unsigned, is passed over for the signed one
  * (anyone who can write the disk could add an unsigned "root-99"). */
 static void test_unsigned_version_on_a_signed_disk(void **state)
@@ -364,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_clone_refused),
 		cmocka_unit_test(test_rw_stays_read_only),
 		cmocka_unit_test(test_signed_hash_on_the_disk),
+		cmocka_unit_test(test_signature_words),
 		cmocka_unit_test(test_unsigned_version_on_a_signed_disk),
 		cmocka_unit_test(test_unusable_signature_refused),
 	};

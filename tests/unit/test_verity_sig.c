@@ -36,6 +36,8 @@ static void test_repart_form(void **state)
 
 static void test_layout_and_other_members(void **state)
 {
+	assert_int_equal(parse("{\"x\": [0, -0, 0.5, 1E+9, 2e-3, \"caf\xc3\xa9 \\ud83d\\ude00\"],"
+			       "\"signature\":\"YWJj\",\"rootHash\":\"" HASH "\"}"), 0);
 	assert_int_equal(parse(" \n{ \"x\" : [1, -2.5e3, {\"a\": [true, false, null]}, \"\\u00e9\\\"\"],"
 			       "\t\"signature\" : \"YWJj\" , \"rootHash\": \"" HASH "\" }\r\n"), 0);
 	assert_int_equal(sig.signature_len, 3);
@@ -77,6 +79,21 @@ static void test_refusals(void **state)
 		{ "{\"a\":}", "a value expected" },
 		{ "{\"a\":[1 2]}", "closing bracket" },
 		{ "{\"a\":tru}", "a value expected" },
+		/* the RFC's number grammar and UTF-8, skipped values included */
+		{ "{\"x\":+}", "a value expected" },
+		{ "{\"x\":+1}", "a value expected" },
+		{ "{\"x\":-e.E+}", "a value expected" },
+		{ "{\"x\":01}", "a value expected" },
+		{ "{\"x\":1.}", "a value expected" },
+		{ "{\"x\":.5}", "a value expected" },
+		{ "{\"x\":1e}", "a value expected" },
+		{ "{\"x\":-}", "a value expected" },
+		{ "{\"x\":\"\xff\"}", "not UTF-8" },
+		{ "{\"x\":\"\xc3\"}", "not UTF-8" },
+		{ "{\"x\":\"\xed\xa0\x80\"}", "not UTF-8" },
+		{ "{\"\xc0\xaf\":1}", "not UTF-8" },
+		{ "{\"x\":\"\\ud800\"}", "malformed escape" },
+		{ "{\"x\":\"\\udc00\\ud800\"}", "malformed escape" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
