@@ -107,6 +107,29 @@ static void read_signature_partition(int fd, struct part *part)
 	free(json);
 }
 
+static bool is_hash_partition(const struct part *part)
+{
+	const struct dps_type *type = dps_type_from_uuid(part->type);
+
+	return type && (type->role == DPS_ROOT_VERITY || type->role == DPS_USR_VERITY);
+}
+
+/* A hash partition's superblock, read with the same parser the setup uses: the planner then
+ * refuses a damaged one before anything is set up, and `earlymount plan --image` says so. */
+static void read_verity_superblock(int fd, struct part *part)
+{
+	uint8_t sb[VERITY_SB_SIZE];
+	struct verity_geometry g;
+	ssize_t n = pread(fd, sb, sizeof(sb), (off_t)part->start);
+
+	if (n < 0)
+		snprintf(part->verity_sb_error, sizeof(part->verity_sb_error), "unreadable: %s",
+			 strerror(errno));
+	else if (verity_sb_parse(sb, (size_t)n, 0, &g, part->verity_sb_error,
+				 sizeof(part->verity_sb_error)) == 0)
+		part->verity_sb_error[0] = '\0';
+}
+
 /* Converts libblkid's sectors to bytes; false when the partition does not lie inside the
  * device (hostile or truncated tables), which the kernel would not expose either. */
 static bool part_range(blkid_partition par, uint64_t disk_size, uint64_t *start, uint64_t *size)
@@ -160,6 +183,8 @@ static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_part
 	}
 	if (size > 0 && is_signature_partition(part))
 		read_signature_partition(fd, part);
+	else if (size > 0 && is_hash_partition(part))
+		read_verity_superblock(fd, part);
 	else if (size > 0 && (!filter || filter->want_filesystem(part, filter->data)))
 		probe_filesystem(fd, disk->path, part);
 out:

@@ -48,6 +48,9 @@ struct part {
 	 * when its JSON is unusable, and then verity_sig_error says why. */
 	char verity_sig_hash[VERITY_HASH_HEX_MAX + 1];
 	char verity_sig_error[96];
+	/* a verity hash partition: why its superblock (at its start) is unusable, "" when it is
+	 * usable or was not read */
+	char verity_sb_error[96];
 };
 
 struct disk {

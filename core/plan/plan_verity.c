@@ -175,10 +175,21 @@ static int find_hash(struct planner *p, struct verity_pick *v, const char *uuid)
 	return r;
 }
 
+/* How messages name a partition: its device node at boot, its image's partition on the host. */
+static const char *partition_name(const struct disk *disk, const struct part *part, char *buf,
+				  size_t size)
+{
+	if (part->devpath[0])
+		snprintf(buf, size, "%s", part->devpath);
+	else
+		snprintf(buf, size, "partition %u of %.200s", part->number, disk->path);
+	return buf;
+}
+
 int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
 		       const struct disk **disk)
 {
-	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN], label[LABEL_SHOWN];
+	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN], label[LABEL_SHOWN], name[PLAN_PATH];
 	int r = verity_hash_partuuids(v->root_hash, data_uuid, hash_uuid);
 
 	if (r < 0) {
@@ -193,6 +204,12 @@ int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct pa
 			      hash_origin(v), v->data->number);
 	if (r == 0)
 		r = plan_refuse_damaged(p, v->hash_disk, v->hash, dps_role_name(v->hash_role));
+	/* read at the partition's start: with hash-offset= it lies further in, and is read then */
+	if (r == 0 && v->hash->verity_sb_error[0] && !v->options.hash_offset)
+		r = plan_fail(p, -EINVAL, "%s: the hash partition %s is unusable: %s — was it made by "
+			      "veritysetup format or systemd-repart (Verity=hash)?", v->name,
+			      partition_name(v->hash_disk, v->hash, name, sizeof(name)),
+			      v->hash->verity_sb_error);
 	if (r < 0)
 		goto out;
 	*part = v->data;
