@@ -57,6 +57,10 @@ for u in $(systemctl --failed --plain --no-legend --no-pager | awk '{ print $1 }
 	systemctl status --no-pager -n 5 "$u" 2>&1 | sed 's/^/  why: /'
 done
 echo "analyze: $(systemd-analyze time --no-pager 2>&1 | head -n 1)"
+echo "credentials:"
+for c in /run/credentials/@system/earlymount.*; do
+	[ -f "$c" ] && echo "  ${c##*/}=$(cat "$c")"
+done
 echo "=== realsys end ==="
 systemctl poweroff
 EOF

@@ -60,6 +60,10 @@ static const struct default_module {
 	{ "dm_verity", ARCH_INVALID },
 	/* LoaderDevicePartUUID is read from efivarfs, a module in Debian's kernels */
 	{ "efivarfs", ARCH_INVALID },
+	/* QEMU's fw_cfg in sysfs: systemd imports the credentials there when it starts, and
+	 * loads nothing first (a systemd initrd's udev had loaded it); the boot loads it for the
+	 * device's modalias like any other driver */
+	{ "qemu_fw_cfg", ARCH_INVALID },
 	/* arm64 machines put virtio and host controllers on platform buses (QEMU virt's
 	 * virtio-mmio transports, SoC USB and SD controllers) */
 	{ "virtio_mmio", ARCH_AARCH64 },
