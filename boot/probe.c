@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,38 @@ static void lookup_value(blkid_probe pr, const char *name, char *out, size_t siz
 		(void)copy_str(out, size, value);
 }
 
+#define READ_SCAN_BYTES (256 * 1024) /* what libblkid's superblock probes read, and more */
+#define SCAN_BLOCK 4096
+
+/* A read of part's range failed: the first 512-byte sector of its first READ_SCAN_BYTES that
+ * cannot be read, named in part->read_error ("" when every one reads now). Sector by sector
+ * around the failing block with O_DIRECT, which reads just that sector (through the page cache
+ * a read is a whole page); where O_DIRECT is refused, the page's first sector. */
+static void locate_read_error(int fd, const char *disk_path, struct part *part)
+{
+	static char buf[SCAN_BLOCK] __attribute__((aligned(SCAN_BLOCK)));
+	char path[64];
+	uint64_t end = part->size < READ_SCAN_BYTES ? part->size : READ_SCAN_BYTES;
+	uint64_t bad = UINT64_MAX, block = UINT64_MAX;
+	int direct;
+
+	for (uint64_t off = 0; off < end && block == UINT64_MAX; off += SCAN_BLOCK)
+		if (pread(fd, buf, SCAN_BLOCK, (off_t)(part->start + off)) < 0)
+			block = part->start + off;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	direct = block != UINT64_MAX ? open(path, O_RDONLY | O_DIRECT | O_CLOEXEC) : -1;
+	for (uint64_t s = block; direct >= 0 && s < block + SCAN_BLOCK && bad == UINT64_MAX; s += 512)
+		if (pread(direct, buf, 512, (off_t)s) < 0 && errno == EIO)
+			bad = s;
+	if (direct >= 0)
+		close(direct);
+	if (bad == UINT64_MAX)
+		bad = block;
+	if (bad != UINT64_MAX)
+		snprintf(part->read_error, sizeof(part->read_error), "sector %" PRIu64 " of %.60s",
+			 bad / 512, disk_path);
+}
+
 /* Fills fstype, fsuuid, fslabel of part from its byte range of fd; "" when nothing or
  * several things are recognised (an ambiguous partition must not be mounted). */
 static void probe_filesystem(int fd, const char *disk_path, struct part *part)
@@ -69,8 +102,11 @@ static void probe_filesystem(int fd, const char *disk_path, struct part *part)
 	if (r == -2)
 		log_warn("partition %u of %s carries several filesystem signatures; treating it as unformatted",
 			 part->number, disk_path);
-	else if (r < 0)
-		log_warn("unable to probe partition %u of %s: read error", part->number, disk_path);
+	else if (r < 0) {
+		locate_read_error(fd, disk_path, part);
+		log_warn("unable to probe partition %u of %s: read error%s%s", part->number, disk_path,
+			 part->read_error[0] ? " at " : "", part->read_error);
+	}
 	if (r != 0)
 		goto out;
 	lookup_value(pr, "TYPE", part->fstype, sizeof(part->fstype));

@@ -51,6 +51,8 @@ struct part {
 	/* a verity hash partition: why its superblock (at its start) is unusable, "" when it is
 	 * usable or was not read */
 	char verity_sb_error[96];
+	/* the probe met a read error: where ("sector 2050 of /dev/vda"), "" when it did not */
+	char read_error[96];
 };
 
 struct disk {

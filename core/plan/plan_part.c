@@ -166,6 +166,10 @@ bool plan_part_damage(const struct disk *disk, const struct part *part, char why
 		plan_text_add(&t, "partition %u of %s is numbered outside 1-%d, so the kernel makes no "
 			      "device for it; move it to a lower entry of the table", part->number,
 			      disk->path, KERNEL_MAX_PART_NUMBER);
+	else if (part->read_error[0])
+		plan_text_add(&t, "partition %u of %s cannot be read: a read error at %s (the disk may "
+			      "be failing: copy what it holds while it can be read, and check it with "
+			      "smartctl or badblocks)", part->number, disk->path, part->read_error);
 	else if (plan_disk_is_gpt(disk) && (other = disk_find_overlap(disk, part)))
 		plan_text_add(&t, "partitions %u and %u of %s overlap (bytes %" PRIu64 "-%" PRIu64 " and %"
 			      PRIu64 "-%" PRIu64 "); refusing to mount either; repair the partition table",

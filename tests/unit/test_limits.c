@@ -296,6 +296,30 @@ static void test_overlapping_partitions(void **state)
 	(void)state;
 }
 
+/* A partition whose probe met a read error (the probe names the sector) is damaged: the root
+ * is refused with the sector, never called unformatted; an optional swap is left out. */
+static void test_read_errors(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	int r;
+
+	fx_part(f, d, 1, T_ROOT_X86_64, NULL, "root", 0, "");
+	fx_part(f, d, 2, T_SWAP, NULL, "swap", 0, "");
+	snprintf(fx_get(f, d, 1)->read_error, sizeof(fx_get(f, d, 1)->read_error), "sector 2050 of /dev/vda");
+	r = fx_plan(f);
+	expect_refusal(f, r, -EPERM, "root: partition 1 of /dev/vda cannot be read: a read error at "
+				     "sector 2050 of /dev/vda (the disk may be failing");
+	fx_get(f, d, 1)->read_error[0] = '\0';
+	snprintf(fx_get(f, d, 1)->fstype, sizeof(fx_get(f, d, 1)->fstype), "ext4");
+	snprintf(fx_get(f, d, 2)->read_error, sizeof(fx_get(f, d, 2)->read_error), "sector 9000 of /dev/vda");
+	r = fx_plan(f);
+	expect_plan(f, r, partuuid_spec(d, 1));
+	assert_true(fx_has_note(f, "swap partition 2 not mounted: partition 2 of /dev/vda cannot be read"));
+	fx_free(f);
+	(void)state;
+}
+
 /* An MBR's extended partition holds its logical ones, and nested BSD labels lie inside their
  * partition: outside GPT, ranges that meet are no damage. */
 static void test_overlap_outside_gpt(void **state)
@@ -825,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_partuuids_among_256),
 		cmocka_unit_test(test_many_roots),
 		cmocka_unit_test(test_overlapping_partitions),
+		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_overlap_outside_gpt),
 		cmocka_unit_test(test_zero_and_huge_sizes),
 		cmocka_unit_test(test_zero_size_roles),
