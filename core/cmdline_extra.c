@@ -40,53 +40,43 @@ static int add(struct fstab *list, const struct fstab_entry *e, const char **why
 	return r;
 }
 
+/* value copied into copy (of size bytes) and split into at most max fields: their count, or
+ * 0 when it is too long. */
+static size_t fields_of(const char *value, char *copy, size_t size, char *f[], size_t max)
+{
+	return copy_str(copy, size, value) < 0 ? 0 : split(copy, f, max);
+}
+
 int cmdline_set_mount_extra(struct options *o, const char *value, const char **why)
 {
 	char copy[4 * FSTAB_FIELD], *f[EXTRA_FIELDS] = { 0 };
+	size_t n = fields_of(value, copy, sizeof(copy), f, EXTRA_FIELDS);
 	struct fstab_entry e;
-	size_t n;
-	int r = copy_str(copy, sizeof(copy), value);
+	int r = -EINVAL;
 
-	if (r < 0) {
-		*why = "too long";
-		goto out;
-	}
-	n = split(copy, f, EXTRA_FIELDS);
-	if (n < 2 || fstab_entry_make(f[0], f[1], n > 2 ? f[2] : "", n > 3 ? f[3] : "", &e) < 0) {
+	if (n < 2 || fstab_entry_make(f[0], f[1], n > 2 ? f[2] : "", n > 3 ? f[3] : "", &e) < 0)
 		*why = "not WHAT:WHERE[:FSTYPE[:OPTIONS]] with an absolute WHERE";
-		r = -EINVAL;
-		goto out;
-	}
-	if (streq(e.where, "/") || streq(e.where, "/usr")) {
+	else if (streq(e.where, "/") || streq(e.where, "/usr"))
 		*why = "the root and /usr are given by root= and mount.usr=";
-		r = -EINVAL;
-		goto out;
+	else {
+		e.line = (unsigned)o->mount_extra.n + 1;
+		r = add(&o->mount_extra, &e, why);
 	}
-	e.line = (unsigned)o->mount_extra.n + 1;
-	r = add(&o->mount_extra, &e, why);
-out:
 	return r;
 }
 
 int cmdline_set_swap_extra(struct options *o, const char *value, const char **why)
 {
 	char copy[2 * FSTAB_FIELD], *f[2] = { 0 };
+	size_t n = fields_of(value, copy, sizeof(copy), f, 2);
 	struct fstab_entry e;
-	size_t n;
-	int r = copy_str(copy, sizeof(copy), value);
+	int r = -EINVAL;
 
-	if (r < 0) {
-		*why = "too long";
-		goto out;
-	}
-	n = split(copy, f, 2);
-	if (fstab_entry_make(f[0], "/", "swap", n > 1 ? f[1] : "", &e) < 0) {
+	if (n == 0 || fstab_entry_make(f[0], "/", "swap", n > 1 ? f[1] : "", &e) < 0) {
 		*why = "not WHAT[:OPTIONS]";
-		r = -EINVAL;
-		goto out;
+	} else {
+		e.line = (unsigned)o->swap_extra.n + 1;
+		r = add(&o->swap_extra, &e, why);
 	}
-	e.line = (unsigned)o->swap_extra.n + 1;
-	r = add(&o->swap_extra, &e, why);
-out:
 	return r;
 }
