@@ -51,21 +51,24 @@ static void lookup_value(blkid_probe pr, const char *name, char *out, size_t siz
 #define READ_SCAN_BYTES (256 * 1024) /* what libblkid's superblock probes read, and more */
 #define SCAN_BLOCK 4096
 
-/* A read of part's range failed: the first 512-byte sector of its first READ_SCAN_BYTES that
- * cannot be read, named in part->read_error ("" when every one reads now). Sector by sector
- * around the failing block with O_DIRECT, which reads just that sector (through the page cache
- * a read is a whole page); where O_DIRECT is refused, the page's first sector. */
-static void locate_read_error(int fd, const char *disk_path, struct part *part)
+/* A read of len bytes from start failed: the first 512-byte sector of them (at most
+ * READ_SCAN_BYTES) that cannot be read, named in out ("sector 2050 of /dev/vda"; "" when every
+ * one reads now). Sector by sector around the failing block with O_DIRECT, which reads just
+ * that sector (through the page cache a read is a whole page); where O_DIRECT is refused, the
+ * page's first sector. */
+static void locate_read_error(int fd, const char *disk_path, uint64_t start, uint64_t len,
+			      char *out, size_t size)
 {
 	static char buf[SCAN_BLOCK] __attribute__((aligned(SCAN_BLOCK)));
 	char path[64];
-	uint64_t end = part->size < READ_SCAN_BYTES ? part->size : READ_SCAN_BYTES;
+	uint64_t end = len < READ_SCAN_BYTES ? len : READ_SCAN_BYTES;
 	uint64_t bad = UINT64_MAX, block = UINT64_MAX;
 	int direct;
 
+	out[0] = '\0';
 	for (uint64_t off = 0; off < end && block == UINT64_MAX; off += SCAN_BLOCK)
-		if (pread(fd, buf, SCAN_BLOCK, (off_t)(part->start + off)) < 0)
-			block = part->start + off;
+		if (pread(fd, buf, SCAN_BLOCK, (off_t)(start + off)) < 0)
+			block = start + off;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	direct = block != UINT64_MAX ? open(path, O_RDONLY | O_DIRECT | O_CLOEXEC) : -1;
 	for (uint64_t s = block; direct >= 0 && s < block + SCAN_BLOCK && bad == UINT64_MAX; s += 512)
@@ -76,8 +79,7 @@ static void locate_read_error(int fd, const char *disk_path, struct part *part)
 	if (bad == UINT64_MAX)
 		bad = block;
 	if (bad != UINT64_MAX)
-		snprintf(part->read_error, sizeof(part->read_error), "sector %" PRIu64 " of %.60s",
-			 bad / 512, disk_path);
+		snprintf(out, size, "sector %" PRIu64 " of %.60s", bad / 512, disk_path);
 }
 
 /* Fills fstype, fsuuid, fslabel of part from its byte range of fd; "" when nothing or
@@ -103,7 +105,8 @@ static void probe_filesystem(int fd, const char *disk_path, struct part *part)
 		log_warn("partition %u of %s carries several filesystem signatures; treating it as unformatted",
 			 part->number, disk_path);
 	else if (r < 0) {
-		locate_read_error(fd, disk_path, part);
+		locate_read_error(fd, disk_path, part->start, part->size, part->read_error,
+				  sizeof(part->read_error));
 		log_warn("unable to probe partition %u of %s: read error%s%s", part->number, disk_path,
 			 part->read_error[0] ? " at " : "", part->read_error);
 	}
@@ -281,6 +284,11 @@ static int probe_partitions(int fd, bool is_blockdev, struct disk *disk,
 	list = blkid_probe_get_partitions(pr);
 	table = list ? blkid_partlist_get_table(list) : NULL;
 	if (!table) {
+		/* no table, or none that could be read: which, the planner says */
+		locate_read_error(fd, disk->path, 0, disk_size, disk->read_error, sizeof(disk->read_error));
+		if (disk->read_error[0])
+			log_warn("unable to read the partition table of %s: read error at %s", disk->path,
+				 disk->read_error);
 		r = add_whole_device(fd, is_blockdev, disk, disk_size, filter);
 		goto out;
 	}

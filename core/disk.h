@@ -61,6 +61,8 @@ struct disk {
 	char ptuuid[UUID_STR_LEN]; /* GPT disk UUID in lower case; MBR disk id */
 	bool removable;
 	unsigned sector_size;
+	/* where the probe met a read error looking for the partition table, "" when it did not */
+	char read_error[96];
 	struct part *parts;
 	size_t n_parts;
 };

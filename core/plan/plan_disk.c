@@ -153,6 +153,11 @@ static int fail_no_candidate(struct planner *p, enum dps_role role, const enum a
 		r = plan_fail(p, -ENOENT, "no disks found to look for %s %s %s partition on (at boot the "
 			      "disk may not have appeared yet: check the storage drivers)",
 			      arch_article(order[0]), arch_name(order[0]), dps_role_name(role));
+	else if (n_gpt == 0 && p->disks->n == 1 && p->disks->disks[0].read_error[0])
+		r = plan_fail(p, -EIO, "%s cannot be read where its partition table is: a read error at "
+			      "%s (the disk may be failing: copy what it holds while it can be read, and "
+			      "check it with smartctl or badblocks)", p->disks->disks[0].path,
+			      p->disks->disks[0].read_error);
 	else if (n_gpt == 0 && p->disks->n == 1)
 		r = plan_fail(p, -EPERM, "%s has %s%s partition table, not GPT: discovery needs GPT; use "
 			      "%sPARTUUID=... or %s/dev/...", p->disks->disks[0].path,

@@ -317,6 +317,15 @@ static void test_read_errors(void **state)
 	expect_plan(f, r, partuuid_spec(d, 1));
 	assert_true(fx_has_note(f, "swap partition 2 not mounted: partition 2 of /dev/vda cannot be read"));
 	fx_free(f);
+
+	/* the partition table itself unreadable: the disk is named so, not as one without GPT */
+	f = fx_new();
+	d = fx_disk(f, "/dev/vda", "", "", false);
+	snprintf(f->set.disks[d].read_error, sizeof(f->set.disks[d].read_error), "sector 1 of /dev/vda");
+	r = fx_plan(f);
+	expect_refusal(f, r, -EIO, "/dev/vda cannot be read where its partition table is: a read error "
+				   "at sector 1 of /dev/vda");
+	fx_free(f);
 	(void)state;
 }
 
