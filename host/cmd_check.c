@@ -147,6 +147,18 @@ static int find_default_image(const char *release, char *path, size_t size)
 	return r;
 }
 
+/* A need's name comes from a probed filesystem type, any bytes: printed as printable ASCII. */
+static const char *shown(const struct plan_need *n)
+{
+	static char buf[sizeof(n->name)];
+	size_t i;
+
+	for (i = 0; n->name[i] && i + 1 < sizeof(buf); i++)
+		buf[i] = n->name[i] > 0x20 && n->name[i] < 0x7f ? n->name[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
 static void check_program(struct check *c, const struct plan_need *n)
 {
 	const char *path = NULL;
@@ -166,27 +178,27 @@ static void check_module(struct check *c, const struct plan_need *n)
 	bool builtin = false;
 
 	if (image_has_module(c->contents, n->name, &builtin))
-		say(c, "  ok       module %s%s\n", n->name, builtin ? " (built into the kernel)" : "");
+		say(c, "  ok       module %s%s\n", shown(n), builtin ? " (built into the kernel)" : "");
 	else if (c->contents->releases.n == 0) {
 		/* no module tree at all: a kernel with everything built in, or an image for none */
 		say(c, "  warning  module %s: the image holds no kernel modules; the kernel must have "
-		       "it built in\n", n->name);
+		       "it built in\n", shown(n));
 		c->warnings++;
 	} else
 		missing(c, "module %s: neither in the image nor built into its kernel (%s); add it "
-			   "with earlymount initramfs --module %s", n->name,
-			c->contents->releases.names[0], n->name);
+			   "with earlymount initramfs --module %s", shown(n),
+			c->contents->releases.names[0], shown(n));
 }
 
 static void check_checker(struct check *c, const struct plan_need *n)
 {
 	if (image_has_program(c->contents, n->name)) {
-		say(c, "  ok       %s\n", n->name);
+		say(c, "  ok       %s\n", shown(n));
 		return;
 	}
 	/* the boot goes on without it: the filesystem is mounted unchecked, with a warning */
 	printf("  warning  %s is not in the image: the boot mounts that filesystem unchecked "
-	       "(install the checker, or fsck.mode=skip to say so)\n", n->name);
+	       "(install the checker, or fsck.mode=skip to say so)\n", shown(n));
 	c->warnings++;
 }
 

@@ -265,6 +265,8 @@ static void text_needs(const struct plan *plan, FILE *out)
 		[NEED_PROGRAM] = "", [NEED_MODULE] = "modules ", [NEED_FSCK] = "checkers ",
 	};
 	struct plan_needs needs;
+	/* a module's or checker's name comes from a probed filesystem type: any bytes */
+	char name[4 * sizeof(needs.items[0].name) + 1];
 	bool any = false;
 
 	plan_needs(plan, &needs);
@@ -276,8 +278,9 @@ static void text_needs(const struct plan *plan, FILE *out)
 
 			if ((int)n->kind != kind)
 				continue;
+			ESCAPE_TEXT(name, n->name);
 			fprintf(out, "%s%s%s", first ? (any ? "; " : "needs: ") : ", ",
-				first ? heads[kind] : "", n->name);
+				first ? heads[kind] : "", name);
 			if (n->option)
 				fprintf(out, " (%s)", n->option);
 			first = false;
