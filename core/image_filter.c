@@ -9,16 +9,6 @@
 #include "image_policy.h"
 #include "util.h"
 
-static int role_named(const char *name)
-{
-	int r = -EBADSLT;
-
-	for (int i = 0; i < DPS_ROLE_MAX && r < 0; i++)
-		if (image_policy_designator(i) && streq(image_policy_designator(i), name))
-			r = i;
-	return r;
-}
-
 static int parse_rule(char *rule, struct image_filter *f, char *err, size_t size)
 {
 	char *eq = strchr(rule, '=');
@@ -29,7 +19,7 @@ static int parse_rule(char *rule, struct image_filter *f, char *err, size_t size
 		return -EINVAL;
 	}
 	*eq = '\0';
-	role = role_named(rule);
+	role = image_policy_role(rule);
 	if (role < 0) {
 		snprintf(err, size, "'%.60s' is no partition designator", rule);
 		return role;

@@ -60,7 +60,7 @@ const char *image_policy_designator(enum dps_role role)
 	return role >= 0 && role < DPS_ROLE_MAX ? designators[role] : NULL;
 }
 
-static int role_of(const char *name)
+int image_policy_role(const char *name)
 {
 	int r = -EBADSLT;
 
@@ -151,7 +151,7 @@ static int parse_rule(char *rule, struct image_policy *p, char *err, size_t size
 		p->default_flags = flags;
 		return 0;
 	}
-	role = role_of(name);
+	role = image_policy_role(name);
 	if (role < 0) {
 		snprintf(err, size, "'%s' is no partition designator (root, usr, home, srv, esp, "
 			 "xbootldr, swap, tmp, var, root-verity, usr-verity, root-verity-sig, "

@@ -52,6 +52,9 @@ int image_policy_parse(const char *s, struct image_policy *p);
  * name (user home, generic Linux data). */
 const char *image_policy_designator(enum dps_role role);
 
+/* The role whose designator is name, or -EBADSLT. */
+int image_policy_role(const char *name);
+
 /* The flags that apply to role, complete: unset parts read as "any", protection bits that
  * cannot apply masked (verity on /home, any on a verity partition), a verity or signature
  * partition without a rule of its own following its data partition's. */
