@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "boot_state.h"
+#include "credentials_import.h"
 #include "log.h"
 #include "luks_open.h"
 #include "switchroot.h"
@@ -62,6 +63,7 @@ int boot_handoff(struct boot *b)
 	luks_forget();
 	boot_release_held(b, new_root_has_udev() ? HELD_FORGET : HELD_LOAD_DEVICES);
 	finish_module_loads(b);
+	credentials_import(&b->opts, &b->modules);
 	devices_close(&b->devices);
 	modules_close(&b->modules);
 	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));

@@ -49,6 +49,10 @@ enum list_id {
 	KEY("systemd.mount-extra",         FORM_VALUE,    cmdline_set_mount_extra,         LIST_NONE)      \
 	KEY("rd.systemd.mount-extra",      FORM_VALUE,    cmdline_set_mount_extra,         LIST_NONE)      \
 	KEY("systemd.swap-extra",          FORM_VALUE,    cmdline_set_swap_extra,          LIST_NONE)      \
+	KEY("systemd.set_credential",      FORM_VALUE,    cmdline_set_credential,          LIST_NONE)      \
+	KEY("systemd.set_credential_binary", FORM_VALUE,  cmdline_set_credential,          LIST_NONE)      \
+	KEY("systemd.import_credentials",  FORM_OPTIONAL, cmdline_set_import_credentials,  LIST_NONE)      \
+	KEY("rd.systemd.import_credentials", FORM_OPTIONAL, cmdline_set_import_credentials, LIST_NONE)    \
 	KEY("systemd.volatile",            FORM_OPTIONAL, cmdline_set_volatile,            LIST_NONE)      \
 	KEY("systemd.verity",              FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \
 	KEY("rd.systemd.verity",           FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \
@@ -150,6 +154,7 @@ void options_init(struct options *opts)
 	opts->root_kind = ROOT_DISCOVER;
 	opts->rw = -1;
 	opts->gpt_auto = true;
+	opts->import_credentials = true;
 	opts->verity = true;
 	opts->luks.enabled = true;
 	opts->lvm.enabled = true;
@@ -312,6 +317,22 @@ static void for_each_param(struct parser *p, const char *line, param_fn *fn)
 			       shown(key_shown, p->word), value ? "=" : "");
 		if (p->word[0] != '\0')
 			fn(p, p->word, value);
+	}
+}
+
+void cmdline_walk(const char *line, cmdline_word_fn *fn, void *data)
+{
+	char word[CMDLINE_MAX];
+	const char *pos = line;
+	bool unterminated;
+	char *value;
+
+	while (next_word(&pos, word, &unterminated) && !streq(word, "--")) {
+		value = strchr(word, '=');
+		if (value)
+			*value++ = '\0';
+		if (word[0] != '\0')
+			fn(word, value, data);
 	}
 }
 

@@ -136,6 +136,11 @@ struct options {
 	 * swap's where is "/") */
 	struct fstab mount_extra;
 	struct fstab swap_extra;
+	/* systemd.import_credentials= / rd.: whether the initrd gathers credentials, default
+	 * true; how many systemd.set_credential{,_binary}= there are (their values are read
+	 * again where they are imported: they are kept out of these options and every message) */
+	bool import_credentials;
+	unsigned n_credentials;
 	bool verity;             /* systemd.verity= / rd.systemd.verity=, default true */
 	bool fallback;           /* earlymount.fallback=: the next newest root or /usr when the
 				  * newest fails, default true */
@@ -182,6 +187,11 @@ struct options {
  * a malformed line or value; on -EINVAL every other key is still applied, and err (when not
  * NULL) holds one sentence naming the first problem. */
 int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_size);
+
+/* Calls fn for every KEY[=VALUE] word of line before "--", its quotes removed and VALUE NULL
+ * for a bare key, whatever the key: for readers of keys that options do not keep. */
+typedef void cmdline_word_fn(const char *key, const char *value, void *data);
+void cmdline_walk(const char *line, cmdline_word_fn *fn, void *data);
 
 /* Resets opts to the defaults of an empty command line. */
 void options_init(struct options *opts);

@@ -1,7 +1,8 @@
 /* systemd.mount-extra=WHAT:WHERE[:FSTYPE[:OPTIONS]] (and rd.systemd.mount-extra=, for the initrd
  * alone) and systemd.swap-extra=WHAT[:OPTIONS], as systemd-fstab-generator(8) reads them: more
  * fstab entries given on the command line, each key repeatable. The fields split at ':', the
- * last one given taking the rest (options may hold ':'; a WHAT cannot). */
+ * last one given taking the rest (options may hold ':'; a WHAT cannot). And the credential
+ * keys, which only count here (core/credentials.c reads their values where they are used). */
 #include <errno.h>
 #include <string.h>
 
@@ -79,4 +80,16 @@ int cmdline_set_swap_extra(struct options *o, const char *value, const char **wh
 		r = add(&o->swap_extra, &e, why);
 	}
 	return r;
+}
+
+/* Never refused here: a refusal would print the value, and a credential's value is secret. */
+int cmdline_set_credential(struct options *o, const char *value, const char **why)
+{
+	o->n_credentials++;
+	return 0;
+}
+
+int cmdline_set_import_credentials(struct options *o, const char *value, const char **why)
+{
+	return cmdline_set_bool(value, &o->import_credentials, why);
 }

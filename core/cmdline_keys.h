@@ -21,6 +21,9 @@ key_handler cmdline_set_gpt_auto, cmdline_set_disk, cmdline_set_fallback, cmdlin
 
 /* cmdline_extra.c: systemd.mount-extra=, rd.systemd.mount-extra=, systemd.swap-extra=. */
 key_handler cmdline_set_mount_extra, cmdline_set_swap_extra;
+/* cmdline_extra.c: systemd.set_credential=, systemd.set_credential_binary= (counted, never
+ * stored or shown), systemd.import_credentials=. */
+key_handler cmdline_set_credential, cmdline_set_import_credentials;
 
 /* cmdline_verity.c: systemd.verity=, roothash=, usrhash=, systemd.verity_{root,usr}_*=. */
 key_handler cmdline_set_verity, cmdline_set_roothash, cmdline_set_usrhash,

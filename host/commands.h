@@ -11,5 +11,7 @@ int cmd_check(int argc, char **argv);
 int cmd_initramfs(int argc, char **argv);
 /* `earlymount qemu …`: boots a kernel with an earlymount initramfs in QEMU. */
 int cmd_qemu(int argc, char **argv);
+/* `earlymount uki …`: a unified kernel image with an earlymount initramfs. */
+int cmd_uki(int argc, char **argv);
 /* `earlymount var-uuid MACHINE-ID`. */
 int cmd_var_uuid(int argc, char **argv);

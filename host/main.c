@@ -18,6 +18,7 @@ static const struct command {
 	{ "initramfs", cmd_initramfs, "build an initramfs whose /init is earlymount" },
 	{ "var-uuid", cmd_var_uuid, "print the /var PARTUUID for a machine ID" },
 	{ "qemu", cmd_qemu, "boot a kernel in QEMU against a disk image or a directory" },
+	{ "uki", cmd_uki, "build a unified kernel image: systemd-stub, a kernel, an earlymount initramfs" },
 };
 
 static int usage(FILE *out)

@@ -127,14 +127,23 @@ build_initramfs() { # ARCH [VARIANT]
 }
 
 # An ESP tree for a UEFI boot: systemd-boot as the removable-media loader, which starts the
-# kernel with the initramfs of VARIANT and "console=… APPEND" without a menu.
-build_esp_tree() { # ARCH DIR VARIANT APPEND
+# kernel with the initramfs of VARIANT and "console=… APPEND" without a menu. With UKI=yes,
+# a unified kernel image that `earlymount uki` built of the same is the removable-media
+# loader instead, started by the firmware itself.
+build_esp_tree() { # ARCH DIR VARIANT APPEND [UKI]
 	rm -rf "$2"
 	mkdir -p "$2/EFI/BOOT" "$2/loader/entries" "$2/earlymount"
 	case $1 in
 	x86_64) lib_efi=BOOTX64.EFI lib_con=ttyS0 ;;
 	aarch64) lib_efi=BOOTAA64.EFI lib_con=ttyAMA0 ;;
 	esac
+	if [ "${5:-no}" = yes ]; then
+		"$build/$HOST_ARCH/earlymount" uki --arch "$1" --kernel "$(kernel_dir "$1")/vmlinuz" \
+			--initrd "$(initramfs_image "$1" "$3")" --stub "$(extras_dir "$1")/linux.efi.stub" \
+			--os-release "$here/uki-os-release" --cmdline "console=$lib_con${4:+ $4}" \
+			-o "$2/EFI/BOOT/$lib_efi" || return 1
+		return 0
+	fi
 	cp "$(extras_dir "$1")/systemd-boot.efi" "$2/EFI/BOOT/$lib_efi"
 	# The EFI stub is in the compressed image, not in the PVH vmlinux.
 	cp "$(kernel_dir "$1")/vmlinuz" "$2/earlymount/linux"

@@ -337,6 +337,54 @@ static void emit_inherited(char *buf, size_t size)
 	emit("%s\n", any ? "" : " none");
 }
 
+/* The credentials the initramfs handed over: the environment systemd reads, then each file of
+ * /run/credentials/@system and @encrypted as "credential DIR NAME MODE VALUE" (the value's
+ * first 64 bytes, others than printable ASCII as '.'), and the stub's TPM2 files in
+ * /run/systemd. Nothing when there is none of it. */
+static void emit_credentials(char *buf, size_t size)
+{
+	static const char *const dirs[] = { "@system", "@encrypted" };
+	static const char *const stub_files[] = { "/run/systemd/tpm2-pcr-signature.json",
+						  "/run/systemd/tpm2-pcr-public-key.pem" };
+	const char *sys = getenv("CREDENTIALS_DIRECTORY");
+	const char *enc = getenv("ENCRYPTED_CREDENTIALS_DIRECTORY");
+
+	if (sys || enc || access("/run/credentials", F_OK) == 0)
+		emit("credentials: CREDENTIALS_DIRECTORY=%s ENCRYPTED_CREDENTIALS_DIRECTORY=%s\n",
+		     sys ? sys : "(unset)", enc ? enc : "(unset)");
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char dir[64];
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(dir, sizeof(dir), "/run/credentials/%s", dirs[i]);
+		d = opendir(dir);
+		while (d && (e = readdir(d))) {
+			char path[512];
+			struct stat st;
+			int r;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (lstat(path, &st) < 0)
+				continue;
+			r = read_file(path, buf, size);
+			buf[r < 0 ? 0 : 64] = '\0';
+			for (char *c = buf; *c; c++)
+				if (*c < 0x20 || *c > 0x7e)
+					*c = '.';
+			emit("credential %s %s %04o %s\n", dirs[i], e->d_name, (unsigned)(st.st_mode & 07777),
+			     buf);
+		}
+		if (d)
+			closedir(d);
+	}
+	for (size_t i = 0; i < sizeof(stub_files) / sizeof(stub_files[0]); i++)
+		if (access(stub_files[i], F_OK) == 0)
+			emit("stub-file %s\n", stub_files[i]);
+}
+
 static void report_build(int argc, char **argv)
 {
 	static char buf[64 * 1024];
@@ -360,6 +408,7 @@ static void report_build(int argc, char **argv)
 	emit("mountinfo:\n");
 	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
 	emit_swaps(buf, sizeof(buf));
+	emit_credentials(buf, sizeof(buf));
 	emit("timings:\n");
 	emit_lines("/run/earlymount/timings", buf, sizeof(buf));
 	/* the A/B fallback's record, when a newer version was passed over */
