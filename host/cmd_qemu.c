@@ -3,6 +3,7 @@
  * wrapper: the initramfs comes from `earlymount initramfs` (cached by its inputs), the VM
  * from qemu_run.c, and --verbose prints both commands. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "guest_kernel.h"
 #include "host_args.h"
 #include "log.h"
+#include "pe_file.h"
 #include "qemu_run.h"
 #include "util.h"
 
@@ -26,6 +28,7 @@ struct qemu_args {
 	const char *root;
 	const char *share;
 	const char *accel;
+	const char *uki;
 	bool rw;
 	bool help;
 	unsigned memory_mib;
@@ -52,6 +55,10 @@ static const char usage_text[] =
 	"  --init PATH       the earlymount binary for the guest (default: this one, or\n"
 	"                    ../ARCH/earlymount beside it for another architecture)\n"
 	"  --initrd FILE     boot this initramfs instead of building one\n"
+	"  --uki FILE        boot this unified kernel image (earlymount uki) under UEFI firmware\n"
+	"                    (OVMF, AAVMF) instead of a kernel and an initramfs; with --root or\n"
+	"                    ARGS the command line made here replaces the image's (systemd-stub\n"
+	"                    takes the loader's while Secure Boot is off)\n"
 	"  --accel kvm|tcg   default: kvm when /dev/kvm can make a VM of the kernel's arch,\n"
 	"                    tcg again when that guest says nothing within 5 s\n"
 	"  --memory MIB      the guest's memory (default 512)\n"
@@ -66,6 +73,7 @@ static const struct option long_options[] = {
 	{ "root", required_argument, NULL, 'r' },   { "share", required_argument, NULL, 's' },
 	{ "rw", no_argument, NULL, 'w' },           { "init", required_argument, NULL, 'I' },
 	{ "initrd", required_argument, NULL, 'R' }, { "accel", required_argument, NULL, 'A' },
+	{ "uki", required_argument, NULL, 'U' },
 	{ "memory", required_argument, NULL, 'm' }, { "timeout", required_argument, NULL, 't' },
 	{ "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -103,6 +111,7 @@ static int parse_option(int c, const char *value, void *ctx)
 	case 'w': a->rw = true; break;
 	case 'I': a->guest.init = value; break;
 	case 'R': a->guest.initrd = value; break;
+	case 'U': a->uki = value; break;
 	case 'v': a->guest.verbose = true; break;
 	case 'h': a->help = true; break;
 	case 'a':
@@ -162,7 +171,37 @@ static int parse_args(int argc, char **argv, struct qemu_args *a)
 		r = usage_error("give one of --image FILE and --root DIR", NULL);
 	if (r == 0 && a->rw && !a->root)
 		r = usage_error("--rw is for --root", NULL);
+	if (r == 0 && a->uki && (a->guest.kernel || a->guest.initrd || a->guest.moddir))
+		r = usage_error("--uki holds the kernel and the initramfs: no --kernel, --initrd or --moddir with it", NULL);
 	return r;
+}
+
+/* The UKI's arch, from its PE header: 0, or an exit status, reported. */
+static int uki_arch(struct qemu_args *a)
+{
+	static uint8_t head[64 * 1024];
+	static struct pe_file pe;
+	char why[160] = "";
+	int fd = open(a->uki, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, head, sizeof(head));
+	enum arch arch = ARCH_INVALID;
+
+	if (n >= 0 && pe_parse(head, (size_t)n, &pe, why, sizeof(why)) == 0)
+		arch = pe_machine_arch(pe.machine);
+	if (fd >= 0)
+		close(fd);
+	if (n < 0) {
+		log_err("unable to read %s: %s", a->uki, strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	if (arch == ARCH_INVALID || (a->guest.arch != ARCH_INVALID && a->guest.arch != arch)) {
+		log_err("%s is not a unified kernel image for %s: %s", a->uki,
+			a->guest.arch != ARCH_INVALID ? arch_name(a->guest.arch) : "x86-64 or arm64",
+			why[0] ? why : "another machine");
+		return EXIT_USAGE;
+	}
+	a->guest.arch = arch;
+	return 0;
 }
 
 /* virtiofs needs virtiofsd, which needs root; 9p needs only QEMU. */
@@ -189,9 +228,13 @@ int cmd_qemu(int argc, char **argv)
 			fputs(usage_text, stdout);
 		return r;
 	}
-	r = guest_find_kernel(&args.guest, kernel, moddir);
-	if (r == 0)
-		r = guest_find_initrd(&args.guest, moddir, initrd);
+	if (args.uki) {
+		r = uki_arch(&args);
+	} else {
+		r = guest_find_kernel(&args.guest, kernel, moddir);
+		if (r == 0)
+			r = guest_find_initrd(&args.guest, moddir, initrd);
+	}
 	if (r != 0)
 		return r;
 	if (args.root && !realpath(args.root, root)) {
@@ -199,7 +242,8 @@ int cmd_qemu(int argc, char **argv)
 		return EXIT_SYSTEM;
 	}
 	vm = (struct qemu_vm){ .arch = args.guest.arch, .kernel = kernel, .initrd = initrd,
-			       .append = append, .image = args.image,
+			       .append = args.uki && !args.root && !args.extra[0] ? NULL : append,
+			       .uki = args.uki, .image = args.image,
 			       .share_dir = args.root ? root : NULL, .share_kind = choose_share(&args),
 			       .share_tag = ROOT_TAG, .memory_mib = args.memory_mib,
 			       .timeout_sec = args.timeout_sec, .verbose = args.guest.verbose };
@@ -214,7 +258,8 @@ int cmd_qemu(int argc, char **argv)
 		     args.extra[0] ? " " : "", args.extra) >= (int)sizeof(append))
 		return usage_error("the kernel command line would be too long", NULL);
 	/* which accelerator, always: a TCG boot is many times slower, and people should know why */
-	fprintf(stderr, "earlymount qemu: %s guest, %s, root %s\n", arch_name(args.guest.arch),
+	fprintf(stderr, "earlymount qemu: %s guest%s, %s, root %s\n", arch_name(args.guest.arch),
+		args.uki ? " from a UKI under UEFI" : "",
 		vm.kvm ? "KVM" : args.accel ? "TCG (--accel tcg)" : "TCG (no /dev/kvm that makes VMs)",
 		args.image ? "discovered on the image" : vm.share_kind);
 	return qemu_run(&vm);

@@ -38,9 +38,12 @@ static const struct qemu_machine {
 	const char *machine;
 	const char *cpu_tcg;
 	const char *console;
+	const char *firmware_code, *firmware_vars; /* Debian's ovmf and qemu-efi-aarch64 */
 } machines[] = {
-	{ ARCH_X86_64, "qemu-system-x86_64", "q35", "max", "ttyS0" },
-	{ ARCH_AARCH64, "qemu-system-aarch64", "virt", "cortex-a57", "ttyAMA0" },
+	{ ARCH_X86_64, "qemu-system-x86_64", "q35", "max", "ttyS0",
+	  "/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd" },
+	{ ARCH_AARCH64, "qemu-system-aarch64", "virt", "cortex-a57", "ttyAMA0",
+	  "/usr/share/AAVMF/AAVMF_CODE.fd", "/usr/share/AAVMF/AAVMF_VARS.fd" },
 };
 
 static const struct console_mark {
@@ -197,8 +200,44 @@ static void add_share_args(struct argv_list *a, const struct qemu_vm *vm, const 
 	arg_text(a, "vhost-user-fs-pci,chardev=vfs,tag=%s%s", vm->share_tag, NULL);
 }
 
+/* 0, or -1 with errno. */
+static int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int r = out < 0 ? -errno : copy_fd(in, out);
+
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	errno = -r;
+	return r < 0 ? -1 : 0;
+}
+
+/* The firmware loads the image QEMU gives as -kernel (through fw_cfg) as a UEFI program:
+ * the stub then runs as it would from a disk. Its variables are a copy: the firmware
+ * writes them. */
+static void add_uki_args(struct argv_list *a, const struct qemu_vm *vm, const struct qemu_machine *m,
+			 const char *vars)
+{
+	arg(a, "-drive");
+	arg_text(a, "if=pflash,format=raw,unit=0,readonly=on,file=%s%s", m->firmware_code, NULL);
+	arg(a, "-drive");
+	arg_text(a, "if=pflash,format=raw,unit=1,file=%s%s", vars, NULL);
+	/* without it AAVMF waits 5 s for a key */
+	arg(a, "-boot");
+	arg(a, "menu=on,splash-time=0");
+	arg(a, "-kernel");
+	arg(a, vm->uki);
+	if (vm->append && vm->append[0]) {
+		arg(a, "-append");
+		arg(a, vm->append);
+	}
+}
+
 static void build_argv(struct argv_list *a, const struct qemu_vm *vm, const struct qemu_machine *m,
-		       const char *sock, char *memory, size_t memory_size)
+		       const char *sock, const char *vars, char *memory, size_t memory_size)
 {
 	snprintf(memory, memory_size, "%u", vm->memory_mib);
 	arg(a, m->binary);
@@ -221,12 +260,16 @@ static void build_argv(struct argv_list *a, const struct qemu_vm *vm, const stru
 	arg(a, "-no-reboot");
 	arg(a, "-serial");
 	arg(a, "stdio");
-	arg(a, "-kernel");
-	arg(a, vm->kernel);
-	arg(a, "-initrd");
-	arg(a, vm->initrd);
-	arg(a, "-append");
-	arg(a, vm->append);
+	if (vm->uki) {
+		add_uki_args(a, vm, m, vars);
+	} else {
+		arg(a, "-kernel");
+		arg(a, vm->kernel);
+		arg(a, "-initrd");
+		arg(a, vm->initrd);
+		arg(a, "-append");
+		arg(a, vm->append);
+	}
 	if (vm->image) {
 		/* snapshot=on: the image is never written */
 		arg(a, "-drive");
@@ -347,7 +390,8 @@ int qemu_run(const struct qemu_vm *vm)
 	struct console_watch watch = { .verdict = QEMU_END_UNKNOWN };
 	static struct argv_list a;
 	char sockdir[] = "/tmp/earlymount-qemu.XXXXXX";
-	char sock[sizeof(sockdir) + 16] = "";
+	char sock[sizeof(sockdir) + 16] = "", vars[sizeof(sockdir) + 16] = "";
+	bool made_dir = false;
 	char memory[16];
 	pid_t qemu = -1, virtiofsd = -1;
 	int pipe_fd[2] = { -1, -1 };
@@ -358,11 +402,23 @@ int qemu_run(const struct qemu_vm *vm)
 		log_err("no QEMU machine for %s kernels (x86-64 and arm64 are known)", arch_name(vm->arch));
 		goto out;
 	}
-	if (vm->share_dir && streq(vm->share_kind, "virtiofs")) {
-		if (!mkdtemp(sockdir)) {
-			log_err("unable to make a directory for virtiofsd's socket: %s", strerror(errno));
+	if ((vm->share_dir && streq(vm->share_kind, "virtiofs")) || vm->uki) {
+		made_dir = mkdtemp(sockdir) != NULL;
+		if (!made_dir) {
+			log_err("unable to make a temporary directory: %s", strerror(errno));
 			goto out;
 		}
+	}
+	if (vm->uki) {
+		snprintf(vars, sizeof(vars), "%s/vars.fd", sockdir);
+		if (copy_file(m->firmware_vars, vars) < 0) {
+			log_err("unable to copy the firmware's variables %s: %s (package %s)",
+				m->firmware_vars, strerror(errno),
+				vm->arch == ARCH_AARCH64 ? "qemu-efi-aarch64" : "ovmf");
+			goto out;
+		}
+	}
+	if (vm->share_dir && streq(vm->share_kind, "virtiofs")) {
 		snprintf(sock, sizeof(sock), "%s/root.sock", sockdir);
 		virtiofsd = start_virtiofsd(vm, sock);
 		if (virtiofsd < 0) {
@@ -375,7 +431,7 @@ int qemu_run(const struct qemu_vm *vm)
 	 * to say how the guest ended */
 	signal(SIGINT, SIG_IGN);
 	memset(&a, 0, sizeof(a));
-	build_argv(&a, vm, m, sock, memory, sizeof(memory));
+	build_argv(&a, vm, m, sock, vars, memory, sizeof(memory));
 	if (pipe2(pipe_fd, O_CLOEXEC) < 0) {
 		log_err("unable to make a pipe: %s", strerror(errno));
 		goto out;
@@ -424,10 +480,12 @@ out:
 	if (pipe_fd[0] >= 0)
 		close(pipe_fd[0]);
 	stop(virtiofsd);
-	if (sock[0]) {
+	if (sock[0])
 		unlink(sock);
+	if (vars[0])
+		unlink(vars);
+	if (made_dir)
 		rmdir(sockdir);
-	}
 	if (retry_tcg) {
 		struct qemu_vm tcg = *vm;
 

@@ -20,7 +20,10 @@ struct qemu_vm {
 	enum arch arch;
 	const char *kernel;
 	const char *initrd;
-	const char *append;       /* the whole kernel command line */
+	const char *append;       /* the whole kernel command line; with uki, NULL or "" keeps
+				   * the image's own */
+	const char *uki;          /* a unified kernel image booted by UEFI firmware instead of
+				   * kernel and initrd, or NULL */
 	const char *image;        /* a disk image, or NULL */
 	const char *share_dir;    /* the root share's directory, or NULL */
 	const char *share_kind;   /* "virtiofs" or "9p" */
