@@ -343,6 +343,7 @@ static void copy_stub_files(void)
 
 void credentials_import(const struct options *o, struct modules *m)
 {
+	char rest[128] = "none from the firmware or the command line";
 	unsigned encrypted, trusted;
 
 	copy_stub_files();
@@ -351,8 +352,10 @@ void credentials_import(const struct options *o, struct modules *m)
 	} else if (stub_credentials_present()) {
 		encrypted = import_encrypted();
 		trusted = import_trusted(m);
-		log_info("credentials: %u from the boot loader, kept encrypted in %s; %u from the "
-			 "firmware and the command line in %s; the real system's systemd takes them "
-			 "from there", encrypted, ENCRYPTED_DIR, trusted, SYSTEM_DIR);
+		if (trusted > 0)
+			snprintf(rest, sizeof(rest), "%u from the firmware and the command line in %s",
+				 trusted, SYSTEM_DIR);
+		log_info("credentials: %u from the boot loader, kept encrypted in %s; %s; the real "
+			 "system's systemd takes them from there", encrypted, ENCRYPTED_DIR, rest);
 	}
 }
