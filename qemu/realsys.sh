@@ -58,9 +58,14 @@ for u in $(systemctl --failed --plain --no-legend --no-pager | awk '{ print $1 }
 done
 echo "analyze: $(systemd-analyze time --no-pager 2>&1 | head -n 1)"
 echo "credentials:"
-for c in /run/credentials/@system/earlymount.*; do
+for c in /run/credentials/@system/earlymount.* /run/credentials/@encrypted/earlymount.*; do
 	[ -f "$c" ] && echo "  ${c##*/}=$(cat "$c")"
 done
+# systemd's own import warns when it cannot write (into a read-only directory the initramfs
+# made, had it not taken the environment's); the lines, and the environment PID 1 started with
+echo "credential-warnings:"
+journalctl -b -p warning -o cat _PID=1 --no-pager 2>/dev/null | grep -i credential | sed 's/^/  /'
+echo "pid1-credential-env: $(tr '\0' '\n' </proc/1/environ | grep -c '^[A-Z_]*CREDENTIALS_DIRECTORY=')"
 echo "=== realsys end ==="
 systemctl poweroff
 EOF
