@@ -1,6 +1,6 @@
 /* `earlymount uki`: a unified kernel image: systemd-stub (Debian's systemd-boot-efi) with the
  * kernel, an earlymount initramfs, the command line and the os-release added as the sections
- * the stub reads, by objcopy; optionally a signed PCR 11 policy (systemd-measure), SBAT lines
+ * the stub reads, by ukify where the system has it, else by objcopy; optionally a signed PCR 11 policy (systemd-measure), SBAT lines
  * and a Secure Boot signature (sbsign). The sections go after the stub's own, each at the next
  * section-aligned address, as systemd-stub(7) asks. */
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include "guest_kernel.h"
 #include "host_args.h"
 #include "log.h"
+#include "path.h"
 #include "pe_file.h"
 #include "util.h"
 
@@ -65,7 +66,8 @@ static const char usage_text[] =
 	"  --splash FILE            a BMP image the stub shows\n"
 	"  --stub FILE              default: " STUB_DIR "/linux{x64,aa64}.efi.stub\n"
 	"  --sbat FILE              SBAT lines added to the stub's\n"
-	"  --objcopy PATH           default: objcopy, ARCH-linux-gnu-objcopy for another arch\n"
+	"  --objcopy PATH           default: ukify when it is installed, else objcopy\n"
+	"                           (ARCH-linux-gnu-objcopy for another arch); given, objcopy\n"
 	"  --pcr-private-key FILE   sign the PCR 11 values of the image's boot phases with\n"
 	"  --pcr-public-key FILE    this RSA key pair (systemd-measure; its .pcrsig and .pcrpkey)\n"
 	"  --tpm2-device PATH       the TPM systemd-measure calculates with (systemd 252 needs one)\n"
@@ -426,11 +428,51 @@ static void objcopy_for(const struct uki_args *a, char *out, size_t size)
 			 a->guest.arch == ARCH_AARCH64 ? "aarch64" : "x86_64");
 }
 
+/* systemd's own builder, where the system has it (systemd 253 and later; not Debian 12): it
+ * merges SBAT, measures without a TPM and signs itself, as newer stubs expect. */
+static int run_ukify(const struct uki_args *a, const char *ukify, const char *kernel,
+		     const char *initrd, const char *stub, const char *cmdline, const char *osrel)
+{
+	static char words[10][PATH_MAX + 32];
+	const char *argv[20];
+	size_t n = 0, k = 0;
+	const struct {
+		const char *option, *value, *prefix;
+	} opts[] = {
+		{ "--linux", kernel, "" },
+		{ "--initrd", initrd, "" },
+		{ "--cmdline", cmdline, "@" },
+		{ "--os-release", osrel, "@" },
+		{ "--stub", stub, "" },
+		{ "--splash", a->splash, "" },
+		{ "--sbat", a->sbat, "@" },
+		{ "--pcr-private-key", a->pcr_private_key, "" },
+		{ "--pcr-public-key", a->pcr_public_key, "" },
+		{ "--secureboot-private-key", a->sb_key, "" },
+		{ "--secureboot-certificate", a->sb_cert, "" },
+		{ "--output", a->output, "" },
+	};
+
+	argv[n++] = ukify;
+	argv[n++] = "build";
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (!opts[i].value)
+			continue;
+		snprintf(words[k], sizeof(words[k]), "%s=%s%s", opts[i].option, opts[i].prefix,
+			 opts[i].value);
+		argv[n++] = words[k++];
+	}
+	argv[n] = NULL;
+	if (a->tpm2_device)
+		log_warn("ukify measures without a TPM: --tpm2-device %s is not used", a->tpm2_device);
+	return run_tool(argv, -1, a->guest.verbose);
+}
+
 static int build(struct uki_args *a, const struct workdir *w)
 {
 	static char kernel[PATH_MAX], moddir[PATH_MAX], initrd[PATH_MAX], stub[PATH_MAX];
 	static char cmdline[PATH_MAX], osrel[PATH_MAX], sbat[PATH_MAX], pcrsig[PATH_MAX];
-	static char unsigned_out[PATH_MAX + 16], objcopy[PATH_MAX];
+	static char unsigned_out[PATH_MAX + 16], objcopy[PATH_MAX], ukify[PATH_MAX];
 	static struct pe_file stub_pe, kernel_pe;
 	struct sections list = { .n = 0 };
 	const char *result = a->output;
@@ -456,6 +498,9 @@ static int build(struct uki_args *a, const struct workdir *w)
 		r = cmdline_file(a, w, cmdline);
 	if (r == 0)
 		r = os_release_file(a, osrel);
+	if (r == 0 && !a->objcopy && path_find_program("ukify", "/usr/lib/systemd", ukify,
+							  sizeof(ukify)) == 0)
+		return run_ukify(a, ukify, kernel, initrd, stub, cmdline, osrel);
 	if (r == 0 && a->sbat)
 		r = sbat_file(a, stub, &stub_pe, w, sbat);
 	if (r != 0)
