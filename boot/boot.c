@@ -20,6 +20,7 @@
 #include "fileio.h"
 #include "hooks.h"
 #include "log.h"
+#include "pcr_phase.h"
 #include "luks_open.h"
 #include "modules.h"
 #include "paths.h"
@@ -231,6 +232,13 @@ static int run_hooks(struct boot *b, enum hook_point point, const struct plan *p
 }
 
 /* The pre-discover hooks are promised settled devices (see hooks.h). */
+/* Before any unlock: a key sealed to the signed policy of this phase unseals only after it. */
+static int stage_enter_initrd(struct boot *b)
+{
+	pcr_phase_measure("enter-initrd");
+	return 0;
+}
+
 static int stage_hooks_pre_discover(struct boot *b)
 {
 	if (has_pre_discover_hooks())
@@ -260,6 +268,7 @@ static const struct stage {
 	/* before the coldplug: a plan pinned by the boot loader lets ahci probe asynchronously */
 	{ "machine", stage_machine_facts, true },
 	{ "devices", stage_devices, true },
+	{ "enter-initrd", stage_enter_initrd, true },
 	{ "pre-discover", stage_hooks_pre_discover, true },
 	{ "plan", boot_stage_wait_for_plan, true },
 	{ "pre-mount", stage_hooks_pre_mount, true },

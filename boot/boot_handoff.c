@@ -7,6 +7,7 @@
 #include "boot_state.h"
 #include "credentials_import.h"
 #include "log.h"
+#include "pcr_phase.h"
 #include "luks_open.h"
 #include "switchroot.h"
 #include "util.h"
@@ -64,6 +65,8 @@ int boot_handoff(struct boot *b)
 	boot_release_held(b, new_root_has_udev() ? HELD_FORGET : HELD_LOAD_DEVICES);
 	finish_module_loads(b);
 	credentials_import(&b->opts, &b->modules);
+	/* the last thing before the switch, as systemd's initrd-switch-root ordering has it */
+	pcr_phase_measure("leave-initrd");
 	devices_close(&b->devices);
 	modules_close(&b->modules);
 	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));

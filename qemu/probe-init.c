@@ -385,6 +385,29 @@ static void emit_credentials(char *buf, size_t size)
 			emit("stub-file %s\n", stub_files[i]);
 }
 
+/* PCR 11 of each bank the kernel shows (/sys/class/tpm/tpm0/pcr-BANK/11, Linux 5.12+) as
+ * "pcr11-BANK: HEX", and each line of systemd's measurement log as "measure-log: LINE" (its
+ * record separators dropped). Nothing without a TPM. */
+static void emit_pcr11(char *buf, size_t size)
+{
+	static const char *const banks[] = { "sha1", "sha256", "sha384", "sha512" };
+	char *line, *save = NULL;
+
+	for (size_t i = 0; i < sizeof(banks) / sizeof(banks[0]); i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/sys/class/tpm/tpm0/pcr-%s/11", banks[i]);
+		if (read_file(path, buf, size) == 0) {
+			buf[strcspn(buf, "\n")] = '\0';
+			emit("pcr11-%s: %s\n", banks[i], buf);
+		}
+	}
+	if (read_file("/run/log/systemd/tpm2-measure.log", buf, size) < 0)
+		return;
+	for (line = strtok_r(buf, "\n\x1e", &save); line; line = strtok_r(NULL, "\n\x1e", &save))
+		emit("measure-log: %s\n", line);
+}
+
 static void report_build(int argc, char **argv)
 {
 	static char buf[64 * 1024];
@@ -409,6 +432,7 @@ static void report_build(int argc, char **argv)
 	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
 	emit_swaps(buf, sizeof(buf));
 	emit_credentials(buf, sizeof(buf));
+	emit_pcr11(buf, sizeof(buf));
 	emit("timings:\n");
 	emit_lines("/run/earlymount/timings", buf, sizeof(buf));
 	/* the A/B fallback's record, when a newer version was passed over */
