@@ -13,6 +13,7 @@
 
 #include "dps.h"
 #include "log.h"
+#include "luks_header.h"
 #include "probe.h"
 #include "utf8.h"
 #include "util.h"
@@ -169,6 +170,40 @@ static void read_verity_superblock(int fd, struct part *part)
 		part->verity_sb_error[0] = '\0';
 }
 
+struct part_reader {
+	int fd;
+	uint64_t start, size;
+};
+
+/* Reads within the partition only: what lies past its end is not its header. */
+static long read_in_part(void *ctx, uint64_t offset, void *buf, size_t len)
+{
+	const struct part_reader *pr = ctx;
+	size_t want = offset >= pr->size ? 0 : pr->size - offset < len ? (size_t)(pr->size - offset) : len;
+	size_t got = 0;
+	ssize_t n = 1;
+
+	while (got < want && n > 0) {
+		n = pread(pr->fd, (char *)buf + got, want - got, (off_t)(pr->start + offset + got));
+		if (n > 0)
+			got += (size_t)n;
+	}
+	return n < 0 ? -errno : (long)got;
+}
+
+/* A LUKS volume's header, checked as the unlock would need it: the planner refuses a damaged
+ * one before asking for a passphrase, and `earlymount plan --image` says so. */
+static void read_luks_header(int fd, struct part *part)
+{
+	struct part_reader pr = { fd, part->start, part->size };
+	struct luks2_summary summary = { 0 };
+
+	if (luks_header_check(read_in_part, &pr, &summary, part->luks_error,
+			      sizeof(part->luks_error)) == 0)
+		part->luks_error[0] = '\0';
+	COPY_STR(part->luks_tokens, summary.tokens);
+}
+
 /* Converts libblkid's sectors to bytes; false when the partition does not lie inside the
  * device (hostile or truncated tables), which the kernel would not expose either. */
 static bool part_range(blkid_partition par, uint64_t disk_size, uint64_t *start, uint64_t *size)
@@ -226,6 +261,8 @@ static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_part
 		read_verity_superblock(fd, part);
 	else if (size > 0 && (!filter || filter->want_filesystem(part, filter->data)))
 		probe_filesystem(fd, disk->path, part);
+	if (streq(part->fstype, "crypto_LUKS"))
+		read_luks_header(fd, part);
 out:
 	return r;
 }
@@ -244,6 +281,8 @@ static int add_whole_device(int fd, bool is_blockdev, struct disk *disk, uint64_
 	probe_filesystem(fd, disk->path, &whole);
 	if (!whole.fstype[0])
 		goto out;
+	if (streq(whole.fstype, "crypto_LUKS"))
+		read_luks_header(fd, &whole);
 	if (is_blockdev && COPY_STR(whole.devpath, disk->path) < 0)
 		goto out;
 	part = disk_add_part(disk);

@@ -51,6 +51,11 @@ struct part {
 	/* a verity hash partition: why its superblock (at its start) is unusable, "" when it is
 	 * usable or was not read */
 	char verity_sb_error[96];
+	/* a LUKS volume: why its header cannot be opened with a passphrase or key file (both
+	 * copies named), "" when it can or was not read; and the tokens it holds, which the
+	 * unlock does not use ("systemd-tpm2 (keyslot 1)") */
+	char luks_error[320];
+	char luks_tokens[96];
 	/* the probe met a read error: where ("sector 2050 of /dev/vda"), "" when it did not */
 	char read_error[96];
 };

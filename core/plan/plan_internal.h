@@ -92,6 +92,10 @@ void plan_text_vadd(struct text *t, const char *fmt, va_list ap);
 void PRINTF_LIKE(2, 3) plan_text_add(struct text *t, const char *fmt, ...);
 void plan_text_mark_cut(struct text *t);
 const char *plan_label_shown(const char *label, char out[LABEL_SHOWN]);
+/* plan_text.c: how messages name a partition: its device node at boot, its image's
+ * partition on the host ("partition 2 of disk.raw", "the whole of lv.img"). */
+const char *plan_part_name(const struct disk *disk, const struct part *part, char *buf,
+			   size_t size);
 void PRINTF_LIKE(2, 3) plan_note(struct planner *p, const char *fmt, ...);
 void plan_notes_finish(struct planner *p);
 void plan_describe_disk(struct text *t, const struct disk *disk);

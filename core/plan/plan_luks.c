@@ -133,7 +133,7 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	const struct luks_volume *v = volume_of(p, part);
 	struct luks_options o;
 	char source[PLAN_PATH];
-	char name[DM_NAME_LEN];
+	char name[DM_NAME_LEN], where[PATH_MAX];
 	struct plan_step *step = NULL;
 	const struct part *there;
 	int r = 0;
@@ -143,6 +143,16 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	else
 		snprintf(name, sizeof(name), "%s", default_name);
 	snprintf(mapper, mapper_size, DM_MAPPER_DIR "/%s", name);
+	if (part->luks_error[0]) {
+		r = plan_fail(p, -EINVAL, "%s: %s is LUKS, but its header cannot be opened with a "
+			      "passphrase or key file: %s", role,
+			      plan_part_name(disk, part, where, sizeof(where)), part->luks_error);
+		goto out;
+	}
+	if (part->luks_tokens[0])
+		plan_note(p, "%s: the LUKS header of %s has tokens earlymount does not use yet (%s): "
+			  "a passphrase or key file opens it", role,
+			  plan_part_name(disk, part, where, sizeof(where)), part->luks_tokens);
 	if (spec)
 		r = plan_copy_field(p, source, sizeof(source), spec, "device");
 	else

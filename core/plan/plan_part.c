@@ -4,6 +4,7 @@
  * roles (plan_roles.c) ask here, so that they refuse alike and in the same words. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "plan_internal.h"

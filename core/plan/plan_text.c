@@ -59,6 +59,18 @@ void plan_text_mark_cut(struct text *t)
 
 /* Labels come from the disk: keep them on one line, short, and text (cut between
  * characters, any byte that is not UTF-8 shown as '?'). */
+const char *plan_part_name(const struct disk *disk, const struct part *part, char *buf,
+			   size_t size)
+{
+	if (part->devpath[0])
+		snprintf(buf, size, "%s", part->devpath);
+	else if (part->number == PART_WHOLE_DEVICE)
+		snprintf(buf, size, "the whole of %.200s", disk->path);
+	else
+		snprintf(buf, size, "partition %u of %.200s", part->number, disk->path);
+	return buf;
+}
+
 const char *plan_label_shown(const char *label, char out[LABEL_SHOWN])
 {
 	size_t i;

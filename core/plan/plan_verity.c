@@ -175,17 +175,6 @@ static int find_hash(struct planner *p, struct verity_pick *v, const char *uuid)
 	return r;
 }
 
-/* How messages name a partition: its device node at boot, its image's partition on the host. */
-static const char *partition_name(const struct disk *disk, const struct part *part, char *buf,
-				  size_t size)
-{
-	if (part->devpath[0])
-		snprintf(buf, size, "%s", part->devpath);
-	else
-		snprintf(buf, size, "partition %u of %.200s", part->number, disk->path);
-	return buf;
-}
-
 int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct part **part,
 		       const struct disk **disk)
 {
@@ -208,7 +197,7 @@ int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct pa
 	if (r == 0 && v->hash->verity_sb_error[0] && !v->options.hash_offset)
 		r = plan_fail(p, -EINVAL, "%s: the hash partition %s is unusable: %s — was it made by "
 			      "veritysetup format or systemd-repart (Verity=hash)?", v->name,
-			      partition_name(v->hash_disk, v->hash, name, sizeof(name)),
+			      plan_part_name(v->hash_disk, v->hash, name, sizeof(name)),
 			      v->hash->verity_sb_error);
 	if (r < 0)
 		goto out;
