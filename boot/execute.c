@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -24,6 +25,7 @@
 #include "probe.h"
 #include "resume.h"
 #include "share.h"
+#include "sysfs.h"
 #include "util.h"
 #include "verity_open.h"
 
@@ -160,6 +162,20 @@ out:
 	return r;
 }
 
+/* A device earlymount set up with dm-verity (its dm UUID, verity_open.c): read errors there
+ * are what verification refused, or what the disk under it could not read. */
+static bool is_verity_device(const char *dev)
+{
+	char real[PATH_MAX], path[PATH_MAX + 32], uuid[128];
+	const char *base;
+
+	if (!realpath(dev, real) || !(base = strrchr(real, '/')))
+		return false;
+	snprintf(path, sizeof(path), "/sys/block/%s/dm/uuid", base + 1);
+	return sysfs_read_line_at(AT_FDCWD, path, uuid, sizeof(uuid)) &&
+	       startswith(uuid, "CRYPT-VERITY-");
+}
+
 static const char *resolve_failure(int r)
 {
 	return r == -ENOTUNIQ ? "several partitions match it, name one by PARTUUID=" : strerror(-r);
@@ -208,6 +224,11 @@ static int op_mount(const struct plan_step *s, struct execute_ctx *ctx)
 	snprintf(options, sizeof(options), "%s%s%s", s->options,
 		 s->options[0] && norecovery ? "," : "", norecovery ? "norecovery" : "");
 	r = mount_at(ctx, dev, s->target, fstype, options);
+	if (r == -EIO && is_verity_device(dev))
+		why_set(ctx, "unable to mount %s (%s) on %s: %s — dm-verity could not verify what it "
+			"read: a block does not match its hash, or the data or hash partition cannot be "
+			"read (the kernel's messages above name the device and sector); it is not used "
+			"unverified", dev, fstype, s->target, strerror(-r));
 out:
 	return r;
 }
