@@ -19,11 +19,12 @@
 #include "emergency.h"
 #include "fileio.h"
 #include "hooks.h"
+#include "keymap_load.h"
 #include "log.h"
-#include "pcr_phase.h"
 #include "luks_open.h"
 #include "modules.h"
 #include "paths.h"
+#include "pcr_phase.h"
 #include "systemd_handoff.h"
 #include "timing.h"
 #include "util.h"
@@ -77,6 +78,13 @@ static int stage_command_line(struct boot *b)
 		log_set_max_level(LOG_WARNING);
 	if (b->opts.debug)
 		log_set_max_level(LOG_DEBUG);
+	return 0;
+}
+
+/* Before any prompt: the emergency shell's, a passphrase's. */
+static int stage_keymap(struct boot *b)
+{
+	keymap_load(&b->opts);
 	return 0;
 }
 
@@ -263,6 +271,7 @@ static const struct stage {
 } boot_stages[] = {
 	{ "apifs", stage_api_filesystems, true },
 	{ "cmdline", stage_command_line, true },
+	{ "keymap", stage_keymap, true },
 	{ "rd.emergency", stage_rd_emergency, false },
 	{ "modules", stage_modules, true },
 	/* before the coldplug: a plan pinned by the boot loader lets ahci probe asynchronously */

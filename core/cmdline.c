@@ -103,6 +103,8 @@ enum list_id {
 	KEY("rd.timeout",                  FORM_VALUE,    cmdline_set_timeout,             LIST_NONE)      \
 	KEY("earlymount.timeout",          FORM_VALUE,    cmdline_set_timeout,             LIST_NONE)      \
 	KEY("rootdelay",                   FORM_VALUE,    cmdline_set_rootdelay,           LIST_NONE)      \
+	KEY("rd.vconsole.keymap",          FORM_VALUE,    cmdline_set_keymap,              LIST_NONE)      \
+	KEY("vconsole.keymap",             FORM_VALUE,    cmdline_set_keymap,              LIST_NONE)      \
 	KEY("rd.modules-load",             FORM_LIST,     NULL,                            LIST_MODULES)   \
 	KEY("modules_load",                FORM_LIST,     NULL,                            LIST_MODULES)   \
 	KEY("modprobe.blacklist",          FORM_LIST,     NULL,                            LIST_BLACKLIST) \

@@ -175,6 +175,8 @@ struct options {
 	int timeout_sec;         /* rd.timeout= / earlymount.timeout=, -1 unset, 0 forever */
 	int rootdelay_sec;       /* rootdelay=, -1 unset */
 
+	const char *keymap;      /* rd.vconsole.keymap= / vconsole.keymap=: a keymap's name */
+
 	const char *modules_load;      /* rd.modules-load= and modules_load=, joined with commas */
 	const char *modprobe_blacklist; /* modprobe.blacklist=, joined with commas */
 	unsigned n_module_params;      /* module.param=value keys seen (libkmod reads them itself) */

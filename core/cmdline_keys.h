@@ -25,6 +25,9 @@ key_handler cmdline_set_mount_extra, cmdline_set_swap_extra;
  * stored or shown), systemd.import_credentials=. */
 key_handler cmdline_set_credential, cmdline_set_import_credentials;
 
+/* cmdline_console.c: rd.vconsole.keymap=, vconsole.keymap=. */
+key_handler cmdline_set_keymap;
+
 /* cmdline_verity.c: systemd.verity=, roothash=, usrhash=, systemd.verity_{root,usr}_*=. */
 key_handler cmdline_set_verity, cmdline_set_roothash, cmdline_set_usrhash,
 	cmdline_set_verity_root_data, cmdline_set_verity_root_hash, cmdline_set_verity_root_options,

@@ -17,3 +17,6 @@
 #define MD_DEV_DIR "/dev/md"
 /* mdadm's configuration, as Debian keeps it: the image gets the host's with --host-only. */
 #define MDADM_CONF "/etc/mdadm/mdadm.conf"
+/* Keymaps the image carries (earlymount initramfs --keymap): NAME.bmap each, and default.bmap
+ * a link to the first. */
+#define KEYMAP_DIR "/etc/earlymount/keymaps"

@@ -101,6 +101,8 @@ build_initramfs() { # ARCH [VARIANT]
 	md) set -- "$1" --no-fsck --md ;;
 	# and a key file for rd.luks.key= (tests/fixtures/luks.key, the key of luks=file: disks)
 	luks-key) set -- "$1" --no-fsck --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
+	# and the German keymap (kbd's loadkeys, console-data's de-latin1), the default one
+	luks-de) set -- "$1" --no-fsck --luks --keymap de-latin1 ;;
 	# and a credential where systemd-stub puts the ESP's (/.extra/global_credentials), as if
 	# a UKI had booted: earlymount then does the whole import, the real systemd none
 	stubcreds) set -- "$1" --no-fsck --add tests/fixtures/stub-credential.cred:/.extra/global_credentials/earlymount.stub.cred ;;
@@ -110,7 +112,7 @@ build_initramfs() { # ARCH [VARIANT]
 		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
 		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
 		[ "$lib_variant" = fsck ] || set -- "$@" --luks ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, stubcreds, fsck, luks-fsck, lvm, luks-lvm, md)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, md)"; return 1 ;;
 	esac
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&

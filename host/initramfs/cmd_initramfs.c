@@ -308,6 +308,8 @@ static int build(struct builder *b)
 	if (r == 0)
 		r = initramfs_add_checkers(b);
 	if (r == 0)
+		r = initramfs_add_keymaps(b);
+	if (r == 0)
 		r = initramfs_add_extras(b);
 	if (r == 0)
 		r = initramfs_write_image(b, &image_size, &raw_size);

@@ -38,6 +38,7 @@ struct builder {
 	struct name_list extra_modules;
 	struct name_list omitted; /* default modules left out (--omit) */
 	struct name_list adds; /* "SRC:DEST" */
+	struct name_list keymaps; /* --keymap: names or files, the first the default */
 	uint32_t mtime;
 	bool luks;               /* --luks: the LUKS helper and its modules */
 	const char *luks_helper; /* --luks-helper, or NULL: the one beside /init */
@@ -124,4 +125,6 @@ int initramfs_add_checkers(struct builder *b);
 int initramfs_add_tree(struct builder *b, const char *src, const char *dest, bool keep_modes, bool follow);
 int initramfs_add_skeleton(struct builder *b, const char *init);
 int initramfs_add_extras(struct builder *b);
+/* initramfs_keymap.c: the --keymap maps, compiled with loadkeys -b. */
+int initramfs_add_keymaps(struct builder *b);
 int initramfs_write_image(struct builder *b, uint64_t *image_size, uint64_t *raw_size);

@@ -62,6 +62,10 @@ static void usage(FILE *out)
 		"                      appear; with --host-only, the host's " MDADM_CONF " too\n"
 		"  --md-tool PATH      the static mdadm binary to add (implies --md)\n"
 		"  --md-conf FILE      the mdadm.conf to add as " MDADM_CONF " (implies --md)\n"
+		"  --keymap NAME|FILE  a console keymap for the passphrase prompt, compiled with\n"
+		"                      loadkeys -b (package kbd; keymaps from console-data):\n"
+		"                      de-latin1, or a .map(.gz) file; repeatable, the first is the\n"
+		"                      default, rd.vconsole.keymap=NAME picks another\n"
 		"  --no-fsck           leave out the filesystem checkers (e2fsck, fsck.fat), which are\n"
 		"                      otherwise added with their libraries when present and built\n"
 		"                      for the image's architecture\n"
@@ -130,6 +134,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		OPT_MD,
 		OPT_MD_TOOL,
 		OPT_MD_CONF,
+		OPT_KEYMAP,
 		OPT_NO_FSCK,
 		OPT_FSCK_ROOT,
 		OPT_HOST_ONLY,
@@ -156,6 +161,7 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		{ "md", no_argument, NULL, OPT_MD },
 		{ "md-tool", required_argument, NULL, OPT_MD_TOOL },
 		{ "md-conf", required_argument, NULL, OPT_MD_CONF },
+		{ "keymap", required_argument, NULL, OPT_KEYMAP },
 		{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
 		{ "fsck-root", required_argument, NULL, OPT_FSCK_ROOT },
 		{ "host-only", no_argument, NULL, OPT_HOST_ONLY },
@@ -238,6 +244,9 @@ int initramfs_parse_args(struct builder *b, int argc, char **argv)
 		case OPT_MD_CONF:
 			b->md = true;
 			b->md_conf = optarg;
+			break;
+		case OPT_KEYMAP:
+			r = name_list_add(&b->keymaps, optarg);
 			break;
 		case OPT_NO_FSCK:
 			b->no_fsck = true;
