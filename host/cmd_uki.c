@@ -46,6 +46,7 @@ struct uki_args {
 	const char *pcr_private_key, *pcr_public_key, *tpm2_device;
 	const char *sb_key, *sb_cert;
 	bool help;
+	char partial[PATH_MAX + 8]; /* OUTPUT.tmp: what the tools write, renamed when all went well */
 };
 
 static const char usage_text[] =
@@ -450,7 +451,7 @@ static int run_ukify(const struct uki_args *a, const char *ukify, const char *ke
 		{ "--pcr-public-key", a->pcr_public_key, "" },
 		{ "--secureboot-private-key", a->sb_key, "" },
 		{ "--secureboot-certificate", a->sb_cert, "" },
-		{ "--output", a->output, "" },
+		{ "--output", a->partial, "" },
 	};
 
 	argv[n++] = ukify;
@@ -475,7 +476,7 @@ static int build(struct uki_args *a, const struct workdir *w)
 	static char unsigned_out[PATH_MAX + 16], objcopy[PATH_MAX], ukify[PATH_MAX];
 	static struct pe_file stub_pe, kernel_pe;
 	struct sections list = { .n = 0 };
-	const char *result = a->output;
+	const char *result = a->partial;
 	int r = guest_find_kernel(&a->guest, kernel, moddir);
 
 	if (r == 0)
@@ -530,7 +531,7 @@ static int build(struct uki_args *a, const struct workdir *w)
 				   a->sbat && pe_find_section(&stub_pe, ".sbat"), result);
 	if (r == 0 && a->sb_key)
 		r = run_tool((const char *const[]){ "sbsign", "--key", a->sb_key, "--cert", a->sb_cert,
-						    "--output", a->output, unsigned_out, NULL },
+						    "--output", a->partial, unsigned_out, NULL },
 			     -1, a->guest.verbose);
 	return r;
 }
@@ -566,11 +567,17 @@ int cmd_uki(int argc, char **argv)
 		log_err("unable to make a temporary directory %s: %s", w.path, strerror(errno));
 		return EXIT_SYSTEM;
 	}
+	/* an image that exists is replaced only by a finished one */
+	snprintf(args.partial, sizeof(args.partial), "%s.tmp", args.output);
 	r = build(&args, &w);
 	remove_workdir(&w);
+	if (r == 0 && rename(args.partial, args.output) < 0) {
+		log_err("unable to write %s: %s", args.output, strerror(errno));
+		r = EXIT_SYSTEM;
+	}
 	if (r == 0)
 		fprintf(stderr, "earlymount uki: %s\n", args.output);
 	else
-		unlink(args.output);
+		unlink(args.partial);
 	return r;
 }
