@@ -58,7 +58,10 @@ layer_of  = $(firstword $(foreach l,$(LAYERS),$(if $(filter $(addsuffix /%,$(DIR
 layer_inc = $(INC_$(call layer_of,$(1)))
 SRC_DIRS  := $(foreach l,$(LAYERS),$(DIRS_$(l)))
 vpath %.c $(SRC_DIRS)
-LUKS_HELPER_SRC := luks/luks_helper.c
+LUKS_HELPER_SRC := $(wildcard luks/*.c)
+# What the helper takes from lib/: compiled into it from source, with its own flags.
+LUKS_LIB_SRC := $(addprefix lib/,base64.c fileio.c json.c tpm2_command.c tpm2_device.c \
+		  tpm2_marshal.c tpm2_token.c utf8.c)
 SRCS      := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 HEADERS   := $(foreach d,$(SRC_DIRS) luks,$(wildcard $(d)/*.h))
 # Two mains: host/main.c of earlymount (the host commands, and it boots too), boot/init_main.c
@@ -265,17 +268,17 @@ $(BUILD)/$(1)/mdadm: $(call mdadm_tool,$(1))
 	@mkdir -p $$(@D)
 	$(call say,STRIP,$$@) $(STRIP_$(1)) -o $$@ $$<
 
-# The LUKS helper: one source of its own, and none of earlymount's objects.
-$(BUILD)/$(1)/earlymount-luks: luks/luks_helper.c luks/luks_helper.h $(call cs_lib,$(1)) $(call dm_lib,$(1))
+# The LUKS helper: its own sources and lib/'s it names, none of earlymount's objects.
+$(BUILD)/$(1)/earlymount-luks: $(LUKS_HELPER_SRC) $(LUKS_LIB_SRC) $(wildcard luks/*.h) $(call cs_lib,$(1)) $(call dm_lib,$(1))
 	@mkdir -p $$(@D)
-	$(call say,CCLD,$$@) $(CC_$(1)) $(ALL_CFLAGS) $(INC_luks) -I$(CRYPTSETUP_ROOT)/src/lib $(STATIC_LDFLAGS) -o $$@ $$< $(call luks_libs,$(1))
+	$(call say,CCLD,$$@) $(CC_$(1)) $(ALL_CFLAGS) $(INC_luks) -I$(CRYPTSETUP_ROOT)/src/lib $(STATIC_LDFLAGS) -o $$@ $(LUKS_HELPER_SRC) $(LUKS_LIB_SRC) $(call luks_libs,$(1))
 endef
 $(foreach a,$(ARCHES),$(eval $(call arch_rules,$(a))))
 
 # ---- the layer rule (README, Layout): read from the objects' symbols ----
-# The LUKS helper is linked from its source in one step; its object is made here for the check.
-LUKS_CHECK_OBJ := $(BUILD)/$(HOST_ARCH)/obj-luks/luks_helper.o
-$(LUKS_CHECK_OBJ): luks/luks_helper.c luks/luks_helper.h $(call cs_lib,$(HOST_ARCH))
+# The LUKS helper is linked from its sources in one step; its objects are made here for the check.
+LUKS_CHECK_OBJ := $(patsubst luks/%.c,$(BUILD)/$(HOST_ARCH)/obj-luks/%.o,$(LUKS_HELPER_SRC))
+$(BUILD)/$(HOST_ARCH)/obj-luks/%.o: luks/%.c $(wildcard luks/*.h) $(call cs_lib,$(HOST_ARCH))
 	@mkdir -p $(@D)
 	$(call say,CC,$@) $(CC_$(HOST_ARCH)) $(ALL_CFLAGS) $(INC_luks) -I$(CRYPTSETUP_ROOT)/src/lib -c $< -o $@
 
@@ -520,6 +523,18 @@ check-qemu: deps all
 check-luks: deps all
 	@sh tests/luks/run $(BUILD)
 check: check-luks
+
+# earlymount-luks's TPM2 client against a software TPM, with tokens that the host's
+# systemd-cryptenroll enrolls (seconds, no QEMU): unsealing, PINs, changed PCRs, hostile
+# tokens. The unseal driver is built from the helper's own sources under ASan+UBSan.
+.PHONY: check-tpm2
+TPM2_TOOL := $(BUILD)/tpm2/unseal_tool
+$(TPM2_TOOL): tests/tpm2/unseal_tool.c luks/tpm2_unseal.c $(LUKS_LIB_SRC) $(wildcard luks/*.h lib/*.h)
+	@mkdir -p $(@D)
+	$(call say,CCLD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) $(INC_luks) -o $@ tests/tpm2/unseal_tool.c luks/tpm2_unseal.c $(LUKS_LIB_SRC)
+check-tpm2: deps $(TPM2_TOOL)
+	@sh tests/tpm2/run $(TPM2_TOOL)
+check: check-tpm2
 
 # `earlymount qemu` on both arches (issue 15): an image, a directory as the root, a failed boot.
 .PHONY: check-qemu-command

@@ -1,8 +1,9 @@
 /* Unlocking at boot. libcryptsetup lives in earlymount-luks, a helper added to the image
  * only when it is asked for, so this file runs it: the key goes down a pipe, one line of
  * reason comes back on failure, and the exit code says which failure (luks_helper.h). The
- * order is systemd's: the key file, then a passphrase; a passphrase that opened one volume
- * is tried on the next before anyone is asked again. */
+ * order is systemd's: the key file, then the TPM2 tokens (with a PIN when one asks for it),
+ * then a passphrase; a passphrase that opened one volume is tried on the next before anyone
+ * is asked again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -150,15 +151,16 @@ static int check_header(const struct luks_request *req, char *why, size_t why_si
 
 /* Opens req's device with key. 0; -EPERM when the key opens no key slot; else -errno with
  * why set: what the helper said, and what to try. */
-static int try_key(const struct luks_request *req, const struct luks_options *o,
-		   const char *key, size_t len, char *why, size_t why_size)
+/* The helper's arguments for opening req's device, the command and its options. */
+static size_t open_args(const char *argv[], const char *command, const struct luks_request *req,
+			const struct luks_options *o)
 {
-	const char *argv[8] = { LUKS_HELPER_PATH, "open", req->device, req->name };
-	char msg[HELPER_MESSAGE];
-	size_t n = 4;
-	int code;
-	int r;
+	size_t n = 0;
 
+	argv[n++] = LUKS_HELPER_PATH;
+	argv[n++] = command;
+	argv[n++] = req->device;
+	argv[n++] = req->name;
 	if (o->readonly)
 		argv[n++] = "--readonly";
 	if (o->discard)
@@ -167,14 +169,17 @@ static int try_key(const struct luks_request *req, const struct luks_options *o,
 		argv[n++] = "--no-read-workqueue";
 	if (o->no_write_workqueue)
 		argv[n++] = "--no-write-workqueue";
-	code = run_helper(argv, key, len, msg, sizeof(msg));
+	argv[n] = NULL;
+	return n;
+}
+
+/* A failure of the helper other than a wrong key: -errno, with why. */
+static int helper_failure(const struct luks_request *req, int code, const char *msg, char *why,
+			  size_t why_size)
+{
+	int r;
+
 	switch (code) {
-	case LUKS_EXIT_OK:
-		r = 0;
-		break;
-	case LUKS_EXIT_BAD_KEY:
-		r = -EPERM;
-		break;
 	case LUKS_EXIT_NO_HEADER:
 		r = -EINVAL;
 		set_why(why, why_size, "%s holds no LUKS header earlymount-luks can read: %s — the "
@@ -194,6 +199,22 @@ static int try_key(const struct luks_request *req, const struct luks_options *o,
 		break;
 	}
 	return r;
+}
+
+/* Opens req's device with key. 0; -EPERM when the key opens no key slot; else -errno with
+ * why set: what the helper said, and what to try. */
+static int try_key(const struct luks_request *req, const struct luks_options *o,
+		   const char *key, size_t len, char *why, size_t why_size)
+{
+	const char *argv[12];
+	char msg[HELPER_MESSAGE];
+	int code;
+
+	open_args(argv, "open", req, o);
+	code = run_helper(argv, key, len, msg, sizeof(msg));
+	return code == LUKS_EXIT_OK	     ? 0
+	       : code == LUKS_EXIT_BAD_KEY ? -EPERM
+					   : helper_failure(req, code, msg, why, why_size);
 }
 
 /* 0; -ENOKEY with why saying what was wrong with the key file (the passphrase comes next);
@@ -216,6 +237,75 @@ static int try_key_file(const struct luks_request *req, const struct luks_option
 			req->device);
 		r = -ENOKEY;
 	}
+out:
+	return r;
+}
+
+/* Whether a TPM is there to ask: tpm2-device= names one, else the kernel drives one. */
+static const char *tpm_device(const struct luks_options *o, char *arg, size_t size)
+{
+	const char *path = o->tpm2_device[0] && !streq(o->tpm2_device, "auto") ? o->tpm2_device : NULL;
+
+	if (path ? access(path, F_OK) < 0
+		 : access("/dev/tpmrm0", F_OK) < 0 && access("/dev/tpm0", F_OK) < 0)
+		return NULL;
+	snprintf(arg, size, "--tpm2-device=%s", path ? path : access("/dev/tpmrm0", F_OK) == 0
+								 ? "/dev/tpmrm0"
+								 : "/dev/tpm0");
+	return arg;
+}
+
+/* The TPM2 tokens: 0; -ENOKEY when none unsealed a key that opens (the reason logged, the
+ * passphrase comes next); else the helper's failure. A token that wants a PIN gets one
+ * asked for, tries= times at most: the TPM counts wrong PINs toward its lockout. */
+static int try_tpm2(const struct luks_request *req, const struct luks_options *o, char *why,
+		    size_t why_size)
+{
+	const char *argv[12];
+	char prompt[512], pin[ASK_PASSWORD_MAX], device_arg[96], msg[HELPER_MESSAGE];
+	int len = 0, attempt = 0, code;
+	double asked;
+	int r = -ENOKEY;
+	size_t n;
+
+	if (!tpm_device(o, device_arg, sizeof(device_arg))) {
+		set_why(why, why_size, "no TPM2 device%s to unseal its TPM2 token", o->tpm2_device[0] &&
+			!streq(o->tpm2_device, "auto") ? " at tpm2-device=" : "");
+		log_warn("%s: %s%s", req->prompt, why, o->headless ? "" : "; asking for the passphrase");
+		goto out;
+	}
+	(void)mlock(pin, sizeof(pin));
+	n = open_args(argv, "tpm2", req, o);
+	argv[n++] = device_arg;
+	argv[n] = NULL;
+	snprintf(prompt, sizeof(prompt), "Please enter TPM2 PIN for disk %s: ", req->prompt);
+	for (;;) {
+		code = run_helper(argv, pin, (size_t)len, msg, sizeof(msg));
+		if (code != LUKS_EXIT_PIN || (attempt && o->tries && attempt >= o->tries) || o->headless)
+			break;
+		if (attempt)
+			log_warn("%s: %s", req->prompt, msg);
+		attempt++;
+		asked = timing_now();
+		len = ask_password(prompt, o->timeout_sec, req->watch, pin, sizeof(pin));
+		answered_at = timing_now();
+		prompt_seconds += answered_at - asked;
+		if (len < 0) {
+			snprintf(msg, sizeof(msg), "no PIN was typed");
+			break;
+		}
+	}
+	explicit_bzero(pin, sizeof(pin));
+	munlock(pin, sizeof(pin));
+	if (code == LUKS_EXIT_OK) {
+		r = 0;
+		log_info("%s: opened with its TPM2 token", req->prompt);
+	} else if (code == LUKS_EXIT_NO_TOKEN || code == LUKS_EXIT_PIN) {
+		set_why(why, why_size, "the TPM2 token did not open it: %s",
+			msg[0] ? msg : "earlymount-luks failed");
+		log_warn("%s: %s%s", req->prompt, why, o->headless ? "" : "; asking for the passphrase");
+	} else
+		r = helper_failure(req, code, msg, why, why_size);
 out:
 	return r;
 }
@@ -281,7 +371,7 @@ static int ask_until_open(const struct luks_request *req, const struct luks_opti
 int luks_open(const struct luks_request *req, char *why, size_t why_size)
 {
 	struct luks_options o;
-	char key_why[256] = "";
+	char key_why[256] = "", tpm_why[320] = "";
 	int r = luks_options_parse(req->options, &o, why, why_size);
 
 	if (r < 0)
@@ -305,11 +395,16 @@ int luks_open(const struct luks_request *req, char *why, size_t why_size)
 		else if (r < 0)
 			set_why(why, why_size, "%s", key_why);
 	}
+	if (r == -ENOKEY && req->tpm2_tokens) {
+		r = try_tpm2(req, &o, tpm_why, sizeof(tpm_why));
+		if (r < 0 && r != -ENOKEY)
+			set_why(why, why_size, "%s", tpm_why);
+	}
 	if (r == -ENOKEY)
 		r = try_cached(req, &o, why, why_size);
 	if (r == -ENOKEY && o.headless)
 		set_why(why, why_size, "unable to unlock %s: headless is set and %s", req->prompt,
-			key_why[0] ? key_why : "no key file was given");
+			tpm_why[0] ? tpm_why : key_why[0] ? key_why : "no key file was given");
 	else if (r == -ENOKEY)
 		r = ask_until_open(req, &o, why, why_size);
 out:

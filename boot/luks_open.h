@@ -18,6 +18,8 @@ struct luks_request {
 	void *data;
 	/* what the passphrase prompt does while it waits (ask_password.h); may be NULL */
 	const struct ask_watch *watch;
+	/* the systemd-tpm2 tokens the probe found in the header: none, no TPM asked */
+	unsigned tpm2_tokens;
 };
 
 /* 0, or -errno with why saying what failed and what to try: -EPERM after the last wrong

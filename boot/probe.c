@@ -202,6 +202,9 @@ static void read_luks_header(int fd, struct part *part)
 			      sizeof(part->luks_error)) == 0)
 		part->luks_error[0] = '\0';
 	COPY_STR(part->luks_tokens, summary.tokens);
+	part->luks_tpm2 = summary.tpm2_tokens;
+	part->luks_tpm2_pin = summary.tpm2_pin;
+	COPY_STR(part->luks_tpm2_error, summary.tpm2_error);
 }
 
 /* Converts libblkid's sectors to bytes; false when the partition does not lie inside the

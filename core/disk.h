@@ -53,9 +53,13 @@ struct part {
 	char verity_sb_error[96];
 	/* a LUKS volume: why its header cannot be opened with a passphrase or key file (both
 	 * copies named), "" when it can or was not read; and the tokens it holds, which the
-	 * unlock does not use ("systemd-tpm2 (keyslot 1)") */
+	 * unlock does not use ("systemd-fido2 (keyslot 1)"); its systemd-tpm2 tokens, whether
+	 * one wants a PIN, and why one cannot be used */
 	char luks_error[320];
 	char luks_tokens[96];
+	unsigned luks_tpm2;
+	bool luks_tpm2_pin;
+	char luks_tpm2_error[160];
 	/* the probe met a read error: where ("sector 2050 of /dev/vda"), "" when it did not */
 	char read_error[96];
 };

@@ -24,10 +24,11 @@ enum luks_word {
 	WORD_KEYFILE_TIMEOUT,
 	WORD_KEYFILE_OFFSET,
 	WORD_KEYFILE_SIZE,
+	WORD_TPM2_DEVICE,
 	WORD_IGNORED,
 };
 
-enum value_kind { VALUE_NONE, VALUE_COUNT, VALUE_SPAN, VALUE_BYTES, VALUE_OPTIONAL_BOOL };
+enum value_kind { VALUE_NONE, VALUE_COUNT, VALUE_SPAN, VALUE_BYTES, VALUE_OPTIONAL_BOOL, VALUE_DEVICE };
 
 /* crypttab's words earlymount acts on; "luks" and "x-initrd.attach" say what is true anyway. */
 static const struct luks_word_name {
@@ -47,6 +48,7 @@ static const struct luks_word_name {
 	{ "keyfile-timeout", WORD_KEYFILE_TIMEOUT, VALUE_SPAN },
 	{ "keyfile-offset", WORD_KEYFILE_OFFSET, VALUE_BYTES },
 	{ "keyfile-size", WORD_KEYFILE_SIZE, VALUE_BYTES },
+	{ "tpm2-device", WORD_TPM2_DEVICE, VALUE_DEVICE },
 	{ "luks", WORD_IGNORED, VALUE_NONE },
 	{ "x-initrd.attach", WORD_IGNORED, VALUE_NONE },
 };
@@ -101,6 +103,12 @@ static int parse_value(const struct luks_word_name *f, const char *v, size_t len
 	case VALUE_BYTES:
 		r = v ? parse_decimal(v, len, UINT64_MAX, n) : -EINVAL;
 		break;
+	case VALUE_DEVICE: /* the value is taken by luks_options_parse() */
+		r = v && len > 0 && len < sizeof(((struct luks_options *)0)->tpm2_device) &&
+				    (v[0] == '/' || (len == 4 && memcmp(v, "auto", 4) == 0))
+			    ? 0
+			    : -EINVAL;
+		break;
 	case VALUE_SPAN:
 		if (v && len < sizeof(text)) {
 			memcpy(text, v, len);
@@ -127,6 +135,7 @@ static void apply_word(struct luks_options *o, enum luks_word id, uint64_t n)
 	case WORD_KEYFILE_TIMEOUT: o->keyfile_timeout_sec = (int)n; break;
 	case WORD_KEYFILE_OFFSET: o->keyfile_offset = n; break;
 	case WORD_KEYFILE_SIZE: o->keyfile_size = n; break;
+	case WORD_TPM2_DEVICE: break;
 	case WORD_IGNORED: break;
 	}
 }
@@ -151,9 +160,13 @@ int luks_options_parse(const char *text, struct luks_options *o, char *why, size
 					f->value == VALUE_NONE ? "takes no value"
 					: f->value == VALUE_SPAN ? "a time span expected (10s, 2min)"
 					: f->value == VALUE_OPTIONAL_BOOL ? "yes or no expected"
+					: f->value == VALUE_DEVICE ? "auto or a device path expected"
 					: "a number expected");
 			else
 				apply_word(o, f->id, n);
+			if (r == 0 && f->value == VALUE_DEVICE)
+				snprintf(o->tpm2_device, sizeof(o->tpm2_device), "%.*s",
+					 (int)(len - (size_t)(value - w)), value);
 		} else if (len) {
 			unknown_add(o, w, len);
 		}
@@ -196,6 +209,8 @@ void luks_options_format(const struct luks_options *o, char *out, size_t size)
 		ADD("%skeyfile-offset=%" PRIu64, used ? "," : "", o->keyfile_offset);
 	if (o->keyfile_size)
 		ADD("%skeyfile-size=%" PRIu64, used ? "," : "", o->keyfile_size);
+	if (o->tpm2_device[0])
+		ADD("%stpm2-device=%s", used ? "," : "", o->tpm2_device);
 #undef ADD
 }
 

@@ -21,6 +21,7 @@ struct luks_options {
 	int keyfile_timeout_sec; /* how long to wait for the key file's device; -1: not given */
 	uint64_t keyfile_offset; /* bytes of the key file skipped */
 	uint64_t keyfile_size;   /* bytes of the key file read; 0: all of it */
+	char tpm2_device[64];    /* tpm2-device=: "auto", a device path, "" when not given */
 	char unknown[128];       /* words not known, comma-separated, for a note */
 };
 

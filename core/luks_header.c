@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "tpm2_token.h"
 #include "luks_header.h"
 #include "util.h"
 
@@ -90,6 +91,9 @@ struct meta {
 	bool seen[5];         /* keyslots, tokens, segments, digests, config */
 	char requirement[TYPE_MAX];
 	char tokens[96];
+	unsigned tpm2_tokens;
+	bool tpm2_pin;
+	char tpm2_error[160];
 	/* the object being read */
 	uint32_t slots, segments;
 	char type[TYPE_MAX];
@@ -207,16 +211,35 @@ static bool segment(struct json_reader *r, const char *key, void *data)
 	return ok;
 }
 
+/* A systemd-tpm2 token is read whole by the reader the unlock uses (lib/tpm2_token.c): one
+ * that cannot be used is said so before the boot. */
+static void tpm2_token(struct meta *m, const char *json, size_t len)
+{
+	static struct tpm2_token t;
+	char why[160];
+
+	if (tpm2_token_parse(json, len, &t, why, sizeof(why)) == 0) {
+		m->tpm2_tokens++;
+		m->tpm2_pin |= t.pin;
+	} else if (!m->tpm2_error[0])
+		snprintf(m->tpm2_error, sizeof(m->tpm2_error), "%s", why);
+}
+
 static bool token(struct json_reader *r, const char *key, void *data)
 {
 	struct meta *m = data;
-	size_t used = strlen(m->tokens);
+	size_t used = strlen(m->tokens), start;
 	unsigned id, slot = 0;
-	bool ok = id_of(r, key, &id) && read_item(r, m);
+	bool ok = id_of(r, key, &id);
 
+	json_skip_space(r);
+	start = r->pos;
+	ok = ok && read_item(r, m);
 	while (ok && slot < LUKS2_KEYSLOTS_MAX && !(m->slots & 1u << slot))
 		slot++;
-	if (ok && used < sizeof(m->tokens) - 1)
+	if (ok && streq(m->type, "systemd-tpm2"))
+		tpm2_token(m, r->s + start, r->pos - start);
+	else if (ok && used < sizeof(m->tokens) - 1)
 		snprintf(m->tokens + used, sizeof(m->tokens) - used, "%s%s (keyslot %u)",
 			 used ? ", " : "", m->type[0] ? m->type : "untyped", slot);
 	return ok;
@@ -307,6 +330,9 @@ int luks2_json_check(const char *json, size_t len, struct luks2_summary *out, ch
 	out->keyslots = m.n_keyslots;
 	out->usable = usable_keyslots(&m);
 	snprintf(out->tokens, sizeof(out->tokens), "%s", m.tokens);
+	out->tpm2_tokens = m.tpm2_tokens;
+	out->tpm2_pin = m.tpm2_pin;
+	snprintf(out->tpm2_error, sizeof(out->tpm2_error), "%s", m.tpm2_error);
 	if (missing_part(&m))
 		set_why(why, why_size, "its metadata has no \"%s\"", missing_part(&m));
 	else if (m.requirement[0])

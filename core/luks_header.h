@@ -5,6 +5,7 @@
  * verify, at the unlock. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,7 +27,10 @@ int luks_binary_parse(const uint8_t *bytes, size_t len, int copy, struct luks_bi
 struct luks2_summary {
 	unsigned keyslots;     /* keyslots of the header */
 	unsigned usable;       /* of those, opened by a passphrase or key file into a segment */
-	char tokens[96];       /* "systemd-tpm2 (keyslot 1), …": what the unlock does not use */
+	char tokens[96];       /* "systemd-fido2 (keyslot 1), …": what the unlock does not use */
+	unsigned tpm2_tokens;  /* systemd-tpm2 tokens the unlock can try */
+	bool tpm2_pin;         /* one of them wants a PIN */
+	char tpm2_error[160];  /* why a systemd-tpm2 token cannot be used ("" when all can) */
 };
 
 /* The JSON metadata of a LUKS2 header (len bytes, or up to a NUL): 0 when a passphrase or key

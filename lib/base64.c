@@ -38,3 +38,24 @@ bool base64_decode(const char *in, size_t n, uint8_t *out, size_t size, size_t *
 	*len = used;
 	return true;
 }
+
+size_t base64_encode(const uint8_t *in, size_t n, char *out, size_t size)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t need = (n + 2) / 3 * 4, o = 0;
+
+	if (need + 1 > size)
+		return 0;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+
+		out[o++] = alphabet[v >> 18 & 63];
+		out[o++] = alphabet[v >> 12 & 63];
+		out[o++] = i + 1 < n ? alphabet[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? alphabet[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return o;
+}

@@ -3,13 +3,11 @@
 #include <string.h>
 
 #include "tpm2_command.h"
+#include "tpm2_marshal.h"
 #include "util.h"
 
-#define TPM_ST_SESSIONS 0x8002
 #define TPM_CC_PCR_EVENT 0x0000013c
 #define TPM_RS_PW 0x40000009
-#define HEADER_SIZE 10 /* tag, size, command or response code */
-#define PW_SESSION_SIZE 9 /* handle, empty nonce, attributes, empty password */
 
 static const struct {
 	uint16_t alg;
@@ -20,48 +18,36 @@ static const struct {
 	{ 0x000d, "sha512", 64 }, { 0x0012, "sm3_256", 32 },
 };
 
-static size_t put16(uint8_t *p, uint16_t v)
+void tpm2_put_password_session(struct tpm2_writer *w, const void *password, size_t len)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-	return 2;
-}
+	size_t mark = w->len;
 
-static size_t put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-	return 4;
-}
+	tpm2_put32(w, 0);
+	tpm2_put32(w, TPM_RS_PW);
+	tpm2_put_2b(w, NULL, 0); /* nonce */
+	tpm2_put8(w, 0);         /* attributes */
+	tpm2_put_2b(w, password, len);
+	if (!w->overflow) {
+		size_t end = w->len;
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
+		w->len = mark;
+		tpm2_put32(w, (uint32_t)(end - mark - 4));
+		w->len = end;
+	}
 }
 
 int tpm2_build_pcr_event(unsigned pcr, const void *data, size_t len, uint8_t *out, size_t size)
 {
-	size_t total = HEADER_SIZE + 4 + 4 + PW_SESSION_SIZE + 2 + len, n = 0;
+	struct tpm2_writer w;
 
-	if (pcr > 23 || len > TPM2_EVENT_MAX || total > size)
+	if (pcr > 23 || len > TPM2_EVENT_MAX)
 		return -EINVAL;
-	n += put16(out + n, TPM_ST_SESSIONS);
-	n += put32(out + n, (uint32_t)total);
-	n += put32(out + n, TPM_CC_PCR_EVENT);
-	n += put32(out + n, pcr);
-	n += put32(out + n, PW_SESSION_SIZE);
-	n += put32(out + n, TPM_RS_PW);
-	n += put16(out + n, 0);
-	out[n++] = 0;
-	n += put16(out + n, 0);
-	n += put16(out + n, (uint16_t)len);
-	memcpy(out + n, data, len);
-	return (int)(n + len);
+	tpm2_writer_init(&w, out, size);
+	tpm2_command_begin(&w, TPM_ST_SESSIONS, TPM_CC_PCR_EVENT);
+	tpm2_put32(&w, pcr);
+	tpm2_put_password_session(&w, NULL, 0);
+	tpm2_put_2b(&w, data, len);
+	return tpm2_command_end(&w);
 }
 
 static size_t digest_size(uint16_t alg, const char **name)
@@ -77,45 +63,38 @@ static size_t digest_size(uint16_t alg, const char **name)
 	return size;
 }
 
-/* The response: header, parameterSize, TPML_DIGEST_VALUES (count, then alg and digest each),
- * then the session's answer, which a password session leaves without meaning. */
+/* The response: parameterSize, TPML_DIGEST_VALUES (count, then alg and digest each), then
+ * the session's answer, which a password session leaves without meaning. */
 int tpm2_parse_pcr_event(const uint8_t *resp, size_t len, struct tpm2_digests *out)
 {
-	size_t pos = HEADER_SIZE + 4, end;
-	uint32_t count, rc;
-	int r = -EPROTO;
+	struct tpm2_reader r;
+	uint32_t count;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (len < HEADER_SIZE || get32(resp + 2) != len)
+	ret = tpm2_response_begin(&r, resp, len);
+	if (ret != 0)
 		goto out;
-	rc = get32(resp + 6);
-	if (rc != 0) {
-		r = (int)(rc & 0x7fffffff);
+	ret = -EPROTO;
+	if ((resp[0] << 8 | resp[1]) != TPM_ST_SESSIONS || tpm2_response_parameters(&r) < 0)
 		goto out;
-	}
-	if (get16(resp) != TPM_ST_SESSIONS || len < pos + 4)
-		goto out;
-	end = pos + get32(resp + HEADER_SIZE);
-	count = get32(resp + pos);
-	pos += 4;
-	if (end > len || count > TPM2_BANKS_MAX)
+	count = tpm2_get32(&r);
+	if (count > TPM2_BANKS_MAX)
 		goto out;
 	for (uint32_t i = 0; i < count; i++) {
 		struct tpm2_digest *d = &out->d[i];
+		const uint8_t *p;
 
-		if (pos + 2 > end)
-			goto out;
-		d->alg = get16(resp + pos);
+		d->alg = tpm2_get16(&r);
 		d->size = digest_size(d->alg, &d->name);
-		pos += 2;
 		/* an algorithm not known here: its digest's size is unknown, the rest unreadable */
-		if (d->size == 0 || pos + d->size > end)
+		p = d->size ? tpm2_get_bytes(&r, d->size) : NULL;
+		if (!p)
 			goto out;
-		memcpy(d->bytes, resp + pos, d->size);
-		pos += d->size;
+		memcpy(d->bytes, p, d->size);
 	}
 	out->n = count;
-	r = pos == end ? 0 : -EPROTO;
+	ret = r.pos == r.len ? 0 : -EPROTO;
 out:
-	return r;
+	return ret;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tpm2_marshal.h"
+
 #define TPM2_COMMAND_MAX 4096
 #define TPM2_BANKS_MAX 8
 #define TPM2_DIGEST_MAX 64
@@ -31,3 +33,7 @@ int tpm2_build_pcr_event(unsigned pcr, const void *data, size_t len, uint8_t *ou
 /* The response to it: 0 with the digests extended; -EPROTO for a malformed response; or a
  * positive TPM response code (TPM_RC) when the TPM refused. */
 int tpm2_parse_pcr_event(const uint8_t *resp, size_t len, struct tpm2_digests *out);
+
+/* The authorization area of a command with one password session (TPM_RS_PW): its size, the
+ * session, the password (empty: the object's empty authorization). */
+void tpm2_put_password_session(struct tpm2_writer *w, const void *password, size_t len);

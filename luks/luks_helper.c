@@ -14,6 +14,7 @@
 #include <linux/if_alg.h>
 
 #include "luks_helper.h"
+#include "token_unlock.h"
 #include "util.h"
 
 
@@ -31,6 +32,8 @@ struct request {
 	const char *device;
 	const char *name; /* NULL: test the key only */
 	bool header_only; /* check: read the header, no key */
+	bool tpm2;        /* the key from a systemd-tpm2 token; stdin holds a PIN */
+	const char *tpm;  /* --tpm2-device= */
 	uint32_t flags;
 };
 
@@ -62,16 +65,22 @@ static void usage(FILE *out)
 	fprintf(out, "usage: earlymount-luks open DEVICE NAME [--readonly] [--discard] [--no-read-workqueue]\n"
 		     "                                        [--no-write-workqueue]\n"
 		     "       earlymount-luks test DEVICE\n"
+		     "       earlymount-luks tpm2 DEVICE NAME [the options of open] [--tpm2-device=PATH]\n"
+		     "       earlymount-luks tpm2-test DEVICE [--tpm2-device=PATH]\n"
 		     "       earlymount-luks check DEVICE\n"
 		     "The key is read from standard input until its end (at most %u bytes).\n",
 		LUKS_KEY_MAX);
 }
 
-static int parse_flag(const char *option, uint32_t *flags)
+static int parse_flag(const char *option, struct request *req)
 {
+	if (req->tpm2 && strncmp(option, "--tpm2-device=", 14) == 0 && option[14]) {
+		req->tpm = option + 14;
+		return 0;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(activation_flags); i++)
-		if (streq(activation_flags[i].option, option)) {
-			*flags |= activation_flags[i].flag;
+		if (streq(activation_flags[i].option, option) && req->name) {
+			req->flags |= activation_flags[i].flag;
 			return 0;
 		}
 	fprintf(stderr, "earlymount-luks: unknown option '%s'\n", option);
@@ -91,12 +100,14 @@ static int check_name(const char *name)
 
 static int parse_args(int argc, char **argv, struct request *req)
 {
-	bool open = argc >= 4 && streq(argv[1], "open");
-	bool test = argc == 3 && streq(argv[1], "test");
+	bool open = argc >= 4 && (streq(argv[1], "open") || streq(argv[1], "tpm2"));
+	bool test = (argc == 3 && streq(argv[1], "test")) || (argc >= 3 && streq(argv[1], "tpm2-test"));
 	bool check = argc == 3 && streq(argv[1], "check");
+	int first_option = open ? 4 : 3;
 	int r = 0;
 
 	req->header_only = check;
+	req->tpm2 = argc >= 3 && (streq(argv[1], "tpm2") || streq(argv[1], "tpm2-test"));
 	if (!open && !test && !check) {
 		usage(stderr);
 		r = -EINVAL;
@@ -107,8 +118,8 @@ static int parse_args(int argc, char **argv, struct request *req)
 		req->name = argv[3];
 		r = check_name(req->name);
 	}
-	for (int i = 4; i < argc && r == 0; i++)
-		r = parse_flag(argv[i], &req->flags);
+	for (int i = first_option; i < argc && r == 0; i++)
+		r = parse_flag(argv[i], req);
 out:
 	return r;
 }
@@ -222,6 +233,18 @@ static int refuse_crashed_reencryption(struct crypt_device *cd, const struct req
 	return LUKS_EXIT_FAILED;
 }
 
+static int unlock_by_token(struct crypt_device *cd, const struct request *req,
+			   const struct key *key)
+{
+	char why[320];
+	int code = token_unlock(cd, req->name, req->flags, req->tpm, key->len ? key->bytes : NULL,
+				key->len, why, sizeof(why));
+
+	if (code != LUKS_EXIT_OK)
+		fprintf(stderr, "earlymount-luks: %s\n", why);
+	return code;
+}
+
 static int unlock(const struct request *req, const struct key *key)
 {
 	struct crypt_device *cd = NULL;
@@ -241,6 +264,10 @@ static int unlock(const struct request *req, const struct key *key)
 	code = refuse_crashed_reencryption(cd, req);
 	if (code != LUKS_EXIT_OK || req->header_only)
 		goto out;
+	if (req->tpm2) {
+		code = unlock_by_token(cd, req, key);
+		goto out;
+	}
 	r = crypt_activate_by_passphrase(cd, req->name, CRYPT_ANY_SLOT, key->bytes, key->len, req->flags);
 	if (r < 0)
 		code = report_activation_failure(req, r);

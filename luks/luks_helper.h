@@ -8,6 +8,11 @@
  *       DEVICE as /dev/mapper/NAME
  *   earlymount-luks test DEVICE
  *       reads the key the same way and only checks that it opens a key slot
+ *   earlymount-luks tpm2 DEVICE NAME [the options of open] [--tpm2-device=PATH]
+ *       opens DEVICE with its systemd-tpm2 tokens: the TPM unseals the key (PATH: the TPM
+ *       device, default /dev/tpmrm0); stdin holds the PIN when one was asked for, else nothing
+ *   earlymount-luks tpm2-test DEVICE [--tpm2-device=PATH]
+ *       the same, only checking that a token's key opens its keyslot
  *   earlymount-luks check DEVICE
  *       reads no key: only checks that DEVICE has a LUKS header libcryptsetup can use, so that
  *       nobody is asked for a passphrase a damaged header would refuse anyway
@@ -30,6 +35,9 @@ enum luks_helper_exit {
 	LUKS_EXIT_BAD_KEY = 3,   /* the key opens no key slot (libcryptsetup's -EPERM) */
 	LUKS_EXIT_NO_HEADER = 4, /* DEVICE holds no LUKS header libcryptsetup can read */
 	LUKS_EXIT_EXISTS = 5,    /* /dev/mapper/NAME is already there */
+	LUKS_EXIT_NO_TOKEN = 6,  /* tpm2: no token unsealed a key that opens (no TPM, PCRs
+				  * changed, no token, …): the passphrase is next */
+	LUKS_EXIT_PIN = 7,       /* tpm2: a token needs a PIN, or the PIN given was wrong */
 };
 
 /* The kernel modules the helper's calls need, by module name, loaded by PID 1 before it runs
@@ -37,8 +45,11 @@ enum luks_helper_exit {
  * as modules. libcryptsetup's kernel crypto backend (AF_ALG) hashes and decrypts key slots in
  * the kernel; the kernel asks modprobe for a missing algorithm, and the initramfs has none,
  * so the algorithms LUKS2's defaults use (aes-xts-plain64, sha256, argon2id/pbkdf2 over
- * hmac(sha256)) are named here. Missing ones are skipped: a kernel may build them in. */
+ * hmac(sha256)) are named here, and sha512, which systemd-cryptenroll's keyslots for TPM2
+ * tokens use (pbkdf2 and the anti-forensic split over sha512). Missing ones are skipped: a
+ * kernel may build them in. */
 #define LUKS_MODULES                                                                       \
 	"dm_mod", "dm_crypt", "af_alg", "algif_hash", "algif_skcipher", "xts", "ecb", "cbc", \
 		"hmac", "sha256_generic", "aes_generic", "aesni_intel", "sha256_ssse3",   \
-		"aes_ce_blk", "aes_neon_bs", "aes_neon_blk", "sha2_ce", "sha256_arm64"
+		"aes_ce_blk", "aes_neon_bs", "aes_neon_blk", "sha2_ce", "sha256_arm64",   \
+		"sha512_generic", "sha512_ssse3", "sha512_ce", "sha512_arm64"

@@ -125,6 +125,25 @@ static int set_key(struct planner *p, struct plan_step *step, const struct luks_
 	return r;
 }
 
+/* Which keys the unlock tries, in its order (boot/luks_open.c), when a TPM2 token is one. */
+static void note_key_order(struct planner *p, const struct plan_step *step,
+			   const struct luks_options *o, const struct part *part, const char *role)
+{
+	char keys[PATH_MAX + 160];
+	struct text t;
+
+	if (!part->luks_tpm2)
+		return;
+	plan_text_init(&t, keys, sizeof(keys));
+	if (step->key_file[0])
+		plan_text_add(&t, "the key file %s, then ", step->key_file);
+	plan_text_add(&t, "the TPM2 token%s%s", part->luks_tpm2 > 1 ? "s" : "",
+		      part->luks_tpm2_pin ? " (asking for its PIN)" : "");
+	if (!o->headless)
+		plan_text_add(&t, ", then a passphrase");
+	plan_note(p, "%s: %s: keys tried in order: %s", role, step->prompt, keys);
+}
+
 /* Unlocks part as /dev/mapper/NAME (rd.luks.name='s, else default_name) into mapper. */
 static int add_unlock(struct planner *p, const struct part *part, const struct disk *disk,
 		      const char *spec, const char *role, const char *default_name, bool read_only,
@@ -150,9 +169,12 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 		goto out;
 	}
 	if (part->luks_tokens[0])
-		plan_note(p, "%s: the LUKS header of %s has tokens earlymount does not use yet (%s): "
-			  "a passphrase or key file opens it", role,
+		plan_note(p, "%s: the LUKS header of %s has tokens earlymount does not use (%s): "
+			  "a passphrase, key file or TPM2 token opens it", role,
 			  plan_part_name(disk, part, where, sizeof(where)), part->luks_tokens);
+	if (part->luks_tpm2_error[0])
+		plan_note(p, "%s: a TPM2 token of %s cannot be used: %s", role,
+			  plan_part_name(disk, part, where, sizeof(where)), part->luks_tpm2_error);
 	if (spec)
 		r = plan_copy_field(p, source, sizeof(source), spec, "device");
 	else
@@ -171,6 +193,7 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	if (r < 0)
 		goto out;
 	describe_volume(step, role, part, disk);
+	note_key_order(p, step, &o, part, role);
 	step->optional = *optional || o.nofail;
 	*optional = step->optional;
 	if (spec)

@@ -46,20 +46,37 @@ static void test_usable(void **state)
 	(void)state;
 }
 
+/* A systemd-tpm2 token is read whole (lib/tpm2_token.c) and counted, its PIN noted; one it
+ * cannot use is said why; other token types are named as not used. */
 static void test_tokens_named(void **state)
 {
-	static const char json[] = META(KEYSLOT0 ",\"1\":{\"type\":\"luks2\",\"kdf\":{\"type\":\"pbkdf2\"}}",
-					"\"0\":{\"type\":\"systemd-tpm2\",\"keyslots\":[\"1\"],\"tpm2-pcrs\":[7]}",
+#define TPM2_TOKEN(extra)                                                                  \
+	"\"0\":{\"type\":\"systemd-tpm2\",\"keyslots\":[\"1\"],\"tpm2-pcrs\":[7]," \
+	"\"tpm2-blob\":\"AAIAAQACAAE=\"" extra "}"
+	static const char good[] = META(KEYSLOT0 ",\"1\":{\"type\":\"luks2\",\"kdf\":{\"type\":\"pbkdf2\"}}",
+					TPM2_TOKEN(",\"tpm2-pin\":true") ",\"1\":{\"type\":\"systemd-fido2\",\"keyslots\":[\"1\"]}",
 					SEGMENT0,
 					"\"0\":{\"type\":\"pbkdf2\",\"keyslots\":[\"0\",\"1\"],\"segments\":[\"0\"]}",
 					CONFIG);
+	static const char bad[] = META(KEYSLOT0 ",\"1\":{\"type\":\"luks2\",\"kdf\":{\"type\":\"pbkdf2\"}}",
+				       TPM2_TOKEN(",\"tpm2-pcr-bank\":\"md5\""),
+				       SEGMENT0,
+				       "\"0\":{\"type\":\"pbkdf2\",\"keyslots\":[\"0\",\"1\"],\"segments\":[\"0\"]}",
+				       CONFIG);
 	struct luks2_summary s;
 	char why[200];
 
-	assert_int_equal(luks2_json_check(json, sizeof(json), &s, why, sizeof(why)), 0);
+	assert_int_equal(luks2_json_check(good, sizeof(good), &s, why, sizeof(why)), 0);
 	assert_int_equal(s.usable, 2);
-	assert_string_equal(s.tokens, "systemd-tpm2 (keyslot 1)");
+	assert_string_equal(s.tokens, "systemd-fido2 (keyslot 1)");
+	assert_int_equal(s.tpm2_tokens, 1);
+	assert_true(s.tpm2_pin);
+	assert_string_equal(s.tpm2_error, "");
+	assert_int_equal(luks2_json_check(bad, sizeof(bad), &s, why, sizeof(why)), 0);
+	assert_int_equal(s.tpm2_tokens, 0);
+	assert_non_null(strstr(s.tpm2_error, "not a PCR bank"));
 	(void)state;
+#undef TPM2_TOKEN
 }
 
 static void test_refused(void **state)

@@ -280,3 +280,17 @@ bool json_end(struct json_reader *r)
 	json_skip_space(r);
 	return r->pos == r->len || json_fail(r, "text after the value");
 }
+
+bool json_bool(struct json_reader *r, bool *out)
+{
+	json_skip_space(r);
+	if (r->len - r->pos >= 4 && memcmp(r->s + r->pos, "true", 4) == 0) {
+		r->pos += 4;
+		*out = true;
+	} else if (r->len - r->pos >= 5 && memcmp(r->s + r->pos, "false", 5) == 0) {
+		r->pos += 5;
+		*out = false;
+	} else
+		return json_fail(r, "true or false expected");
+	return true;
+}

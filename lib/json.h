@@ -42,5 +42,8 @@ bool json_array(struct json_reader *r, json_element_fn *fn, void *data);
 /* A whole number without sign, fraction or exponent, below 10^19 (space before it taken). */
 bool json_u64(struct json_reader *r, uint64_t *out);
 
+/* true or false (space before it taken). */
+bool json_bool(struct json_reader *r, bool *out);
+
 /* Only space is left. */
 bool json_end(struct json_reader *r);

@@ -1,0 +1,16 @@
+/* Unlocking with the volume's systemd-tpm2 tokens, each in turn: the token read from the
+ * header, its secret unsealed by the TPM, and that secret's base64 text given to the token's
+ * keyslot as its passphrase, as systemd-cryptsetup does. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct crypt_device;
+
+/* Opens cd as name (NULL: only tests the key) with the first token that unlocks. pin: the PIN
+ * typed (NULL: none yet). tpm: the TPM device (NULL: the kernel's). A luks_helper_exit
+ * code, with why saying what failed: LUKS_EXIT_NO_TOKEN when no token could unseal its key
+ * (the passphrase comes next), LUKS_EXIT_PIN when a token needs a PIN or the PIN was wrong. */
+int token_unlock(struct crypt_device *cd, const char *name, uint32_t flags, const char *tpm,
+		 const char *pin, size_t pin_len, char *why, size_t why_size);

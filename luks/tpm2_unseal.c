@@ -1,0 +1,449 @@
+/* systemd-cryptenroll's sealing, undone with the TPM's own commands (TCG TPM 2.0 Library,
+ * part 3). The parent is re-created from the owner hierarchy's seed with the template
+ * systemd used (the same seed and template give the same key), or is the persistent SRK the
+ * token names. The policy session replays what was sealed: PolicyPCR over the token's PCRs,
+ * PolicyPassword for a PIN (it leaves the same policy digest as systemd's PolicyAuthValue).
+ * The session's digest is compared with the token's before Unseal, so that changed PCRs are
+ * reported as such, and a PIN is never tried against a policy that cannot pass. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "tpm2_device.h"
+#include "tpm2_marshal.h"
+#include "tpm2_command.h"
+#include "tpm2_unseal.h"
+#include "util.h"
+
+#define TPM_CC_CREATE_PRIMARY 0x00000131
+#define TPM_CC_LOAD 0x00000157
+#define TPM_CC_UNSEAL 0x0000015e
+#define TPM_CC_FLUSH_CONTEXT 0x00000165
+#define TPM_CC_START_AUTH_SESSION 0x00000176
+#define TPM_CC_HASH 0x0000017d
+#define TPM_CC_POLICY_PCR 0x0000017f
+#define TPM_CC_POLICY_GET_DIGEST 0x00000189
+#define TPM_CC_POLICY_PASSWORD 0x0000018c
+
+#define TPM_RH_OWNER 0x40000001
+#define TPM_RH_NULL 0x40000007
+#define TPM_SE_POLICY 0x01
+#define TPM_ALG_AES 0x0006
+#define TPM_ALG_NULL 0x0010
+#define TPM_ALG_CFB 0x0043
+#define TPM_ECC_NIST_P256 0x0003
+
+/* TPMA_OBJECT of systemd's primary key: a restricted decryption key (a storage parent) bound
+ * to this TPM, made from its seed, used with its empty authorization. */
+#define PRIMARY_ATTRIBUTES                                                                 \
+	((1u << 1) /* fixedTPM */ | (1u << 4) /* fixedParent */ |                          \
+	 (1u << 5) /* sensitiveDataOrigin */ | (1u << 6) /* userWithAuth */ |              \
+	 (1u << 16) /* restricted */ | (1u << 17) /* decrypt */)
+
+/* Response codes (part 2, 6.6): format-one codes carry the handle, session or parameter
+ * they refer to in bits 6 and 8 to 11; these are compared without them. */
+#define RC_FMT1 0x080
+#define RC_AUTH_FAIL (RC_FMT1 + 0x00e)
+#define RC_POLICY_FAIL (RC_FMT1 + 0x019)
+#define RC_BAD_AUTH (RC_FMT1 + 0x022)
+#define RC_INTEGRITY (RC_FMT1 + 0x01f)
+#define RC_LOCKOUT 0x921
+#define RC_RETRY 0x922
+#define RC_YIELDED 0x908
+#define RC_TESTING 0x90a
+
+struct tpm {
+	int fd;
+	struct tpm2_writer w;
+	struct tpm2_reader r;
+	uint8_t cmd[TPM2_COMMAND_MAX];
+	uint8_t resp[TPM2_COMMAND_MAX];
+	char *why;
+	size_t why_size;
+};
+
+static unsigned rc_base(unsigned rc)
+{
+	return rc & RC_FMT1 ? rc & 0xbf : rc;
+}
+
+static int refused(struct tpm *tpm, const char *command, int rc)
+{
+	unsigned base = rc_base((unsigned)rc);
+	int r = -EIO;
+
+	if (rc < 0) {
+		set_why(tpm->why, tpm->why_size, "%s: %s", command,
+			rc == -EPROTO ? "the TPM's answer could not be read" : strerror(-rc));
+		return rc;
+	}
+	if (base == RC_AUTH_FAIL || base == RC_BAD_AUTH) {
+		r = -EACCES;
+		set_why(tpm->why, tpm->why_size, "the TPM refused the PIN");
+	} else if (base == RC_LOCKOUT) {
+		r = -ENOLCK;
+		set_why(tpm->why, tpm->why_size, "the TPM is locked out after too many wrong PINs "
+			"(it lets one try again after its recovery time)");
+	} else if (base == RC_POLICY_FAIL) {
+		r = -EKEYREJECTED;
+		set_why(tpm->why, tpm->why_size, "the TPM refused %s: its policy is not met", command);
+	} else if (base == RC_INTEGRITY && streq(command, "TPM2_Load")) {
+		set_why(tpm->why, tpm->why_size, "the key was sealed by another TPM, or under another "
+			"owner seed (TPM2_Load: TPM_RC 0x%x)", (unsigned)rc);
+	} else
+		set_why(tpm->why, tpm->why_size, "the TPM refused %s: TPM_RC 0x%x", command,
+			(unsigned)rc);
+	return r;
+}
+
+/* Sends the command in tpm->w: 0 with tpm->r past the response's header; else -errno, with
+ * why naming the command. A TPM busy with a self test or a yield is asked again. */
+static int run(struct tpm *tpm, const char *command)
+{
+	int len = tpm2_command_end(&tpm->w);
+	int r = len;
+
+	for (int tries = 0; len > 0 && tries < 20; tries++) {
+		r = tpm2_device_transceive(tpm->fd, tpm->cmd, (size_t)len, tpm->resp,
+					   sizeof(tpm->resp));
+		if (r >= 0)
+			r = tpm2_response_begin(&tpm->r, tpm->resp, (size_t)r);
+		if (r != RC_RETRY && r != RC_YIELDED && r != RC_TESTING)
+			break;
+		usleep(50 * 1000);
+	}
+	return r == 0 ? 0 : refused(tpm, command, r);
+}
+
+static void begin(struct tpm *tpm, uint16_t tag, uint32_t code)
+{
+	tpm2_writer_init(&tpm->w, tpm->cmd, sizeof(tpm->cmd));
+	tpm2_command_begin(&tpm->w, tag, code);
+}
+
+/* The public area of systemd's parent (tpm2-util.c's primary templates): a storage key, AES
+ * 128 CFB for its children, of the token's algorithm, its unique field empty. */
+static void put_primary_template(struct tpm2_writer *w, uint16_t alg)
+{
+	size_t mark = tpm2_begin_2b(w);
+
+	tpm2_put16(w, alg);
+	tpm2_put16(w, TPM2_ALG_SHA256);
+	tpm2_put32(w, PRIMARY_ATTRIBUTES);
+	tpm2_put_2b(w, NULL, 0); /* authPolicy */
+	tpm2_put16(w, TPM_ALG_AES);
+	tpm2_put16(w, 128);
+	tpm2_put16(w, TPM_ALG_CFB);
+	tpm2_put16(w, TPM_ALG_NULL); /* scheme */
+	if (alg == TPM2_ALG_ECC) {
+		tpm2_put16(w, TPM_ECC_NIST_P256);
+		tpm2_put16(w, TPM_ALG_NULL); /* kdf */
+		tpm2_put_2b(w, NULL, 0);     /* unique.x */
+		tpm2_put_2b(w, NULL, 0);     /* unique.y */
+	} else {
+		tpm2_put16(w, 2048);
+		tpm2_put32(w, 0);        /* exponent: the default */
+		tpm2_put_2b(w, NULL, 0); /* unique */
+	}
+	tpm2_end_2b(w, mark);
+}
+
+static int create_primary(struct tpm *tpm, uint16_t alg, uint32_t *handle)
+{
+	int r;
+
+	begin(tpm, TPM_ST_SESSIONS, TPM_CC_CREATE_PRIMARY);
+	tpm2_put32(&tpm->w, TPM_RH_OWNER);
+	tpm2_put_password_session(&tpm->w, NULL, 0);
+	tpm2_put16(&tpm->w, 4); /* inSensitive: empty userAuth and data */
+	tpm2_put16(&tpm->w, 0);
+	tpm2_put16(&tpm->w, 0);
+	put_primary_template(&tpm->w, alg);
+	tpm2_put_2b(&tpm->w, NULL, 0); /* outsideInfo */
+	tpm2_put32(&tpm->w, 0);        /* creationPCR: none */
+	r = run(tpm, "TPM2_CreatePrimary");
+	if (r == 0) {
+		*handle = tpm2_get32(&tpm->r);
+		r = tpm->r.bad ? refused(tpm, "TPM2_CreatePrimary", -EPROTO) : 0;
+	}
+	return r;
+}
+
+/* The blob is the sealed object's TPM2B_PRIVATE then its TPM2B_PUBLIC, sizes included:
+ * both go to TPM2_Load as they are, once they are seen to fill the blob exactly. */
+static int load(struct tpm *tpm, uint32_t parent, const struct tpm2_token *t, uint32_t *handle)
+{
+	struct tpm2_reader blob;
+	size_t n_private, n_public;
+	int r;
+
+	tpm2_reader_init(&blob, t->blob, t->blob_len);
+	(void)tpm2_get_2b(&blob, &n_private);
+	(void)tpm2_get_2b(&blob, &n_public);
+	if (blob.bad || blob.pos != blob.len || n_private == 0 || n_public == 0) {
+		set_why(tpm->why, tpm->why_size, "its tpm2-blob is not a sealed object (a private "
+			"and a public part, %zu bytes in all)", t->blob_len);
+		return -EINVAL;
+	}
+	begin(tpm, TPM_ST_SESSIONS, TPM_CC_LOAD);
+	tpm2_put32(&tpm->w, parent);
+	tpm2_put_password_session(&tpm->w, NULL, 0);
+	tpm2_put_bytes(&tpm->w, t->blob, t->blob_len);
+	r = run(tpm, "TPM2_Load");
+	if (r == 0) {
+		*handle = tpm2_get32(&tpm->r);
+		r = tpm->r.bad ? refused(tpm, "TPM2_Load", -EPROTO) : 0;
+	}
+	return r;
+}
+
+static int start_policy_session(struct tpm *tpm, uint32_t *session)
+{
+	uint8_t nonce[16];
+	int r;
+
+	/* the nonce keeps the session's own; it protects nothing in an unsalted session */
+	if (getrandom(nonce, sizeof(nonce), 0) != sizeof(nonce))
+		memset(nonce, 0x5a, sizeof(nonce));
+	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_START_AUTH_SESSION);
+	tpm2_put32(&tpm->w, TPM_RH_NULL); /* tpmKey: no salt */
+	tpm2_put32(&tpm->w, TPM_RH_NULL); /* bind */
+	tpm2_put_2b(&tpm->w, nonce, sizeof(nonce));
+	tpm2_put_2b(&tpm->w, NULL, 0); /* encryptedSalt */
+	tpm2_put8(&tpm->w, TPM_SE_POLICY);
+	tpm2_put16(&tpm->w, TPM_ALG_NULL); /* symmetric */
+	tpm2_put16(&tpm->w, TPM2_ALG_SHA256);
+	r = run(tpm, "TPM2_StartAuthSession");
+	if (r == 0) {
+		*session = tpm2_get32(&tpm->r);
+		r = tpm->r.bad ? refused(tpm, "TPM2_StartAuthSession", -EPROTO) : 0;
+	}
+	return r;
+}
+
+/* PolicyPCR with no digest: the TPM takes the PCRs' values now. */
+static int policy_pcr(struct tpm *tpm, uint32_t session, uint16_t bank, uint32_t pcrs)
+{
+	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_POLICY_PCR);
+	tpm2_put32(&tpm->w, session);
+	tpm2_put_2b(&tpm->w, NULL, 0);
+	tpm2_put32(&tpm->w, 1); /* TPML_PCR_SELECTION of one bank */
+	tpm2_put16(&tpm->w, bank);
+	tpm2_put8(&tpm->w, 3);
+	tpm2_put8(&tpm->w, (uint8_t)pcrs);
+	tpm2_put8(&tpm->w, (uint8_t)(pcrs >> 8));
+	tpm2_put8(&tpm->w, (uint8_t)(pcrs >> 16));
+	return run(tpm, "TPM2_PolicyPCR");
+}
+
+static int policy_password(struct tpm *tpm, uint32_t session)
+{
+	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_POLICY_PASSWORD);
+	tpm2_put32(&tpm->w, session);
+	return run(tpm, "TPM2_PolicyPassword");
+}
+
+static int policy_digest(struct tpm *tpm, uint32_t session, uint8_t *out, size_t *len)
+{
+	const uint8_t *d;
+	int r;
+
+	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_POLICY_GET_DIGEST);
+	tpm2_put32(&tpm->w, session);
+	r = run(tpm, "TPM2_PolicyGetDigest");
+	if (r == 0) {
+		d = tpm2_get_2b(&tpm->r, len);
+		if (!d || *len > TPM2_POLICY_MAX)
+			r = refused(tpm, "TPM2_PolicyGetDigest", -EPROTO);
+		else
+			memcpy(out, d, *len);
+	}
+	return r;
+}
+
+/* The PIN's SHA-256, the authorization systemd sealed with: hashed by the TPM. */
+static int hash_pin(struct tpm *tpm, const char *pin, size_t len, uint8_t *out, size_t *out_len)
+{
+	const uint8_t *d;
+	int r;
+
+	if (len > 1024) {
+		set_why(tpm->why, tpm->why_size, "the PIN is longer than 1024 bytes");
+		return -EACCES;
+	}
+	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_HASH);
+	tpm2_put_2b(&tpm->w, pin, len);
+	tpm2_put16(&tpm->w, TPM2_ALG_SHA256);
+	tpm2_put32(&tpm->w, TPM_RH_NULL);
+	r = run(tpm, "TPM2_Hash");
+	if (r == 0) {
+		d = tpm2_get_2b(&tpm->r, out_len);
+		if (!d || *out_len != 32)
+			r = refused(tpm, "TPM2_Hash", -EPROTO);
+		else
+			memcpy(out, d, 32);
+		/* an authorization value ends at its last non-zero byte, as the TPM keeps it */
+		while (r == 0 && *out_len && out[*out_len - 1] == 0)
+			(*out_len)--;
+	}
+	return r;
+}
+
+static void put_policy_session(struct tpm2_writer *w, uint32_t session, const void *password,
+			       size_t len)
+{
+	size_t mark = w->len, end;
+
+	tpm2_put32(w, 0);
+	tpm2_put32(w, session);
+	tpm2_put_2b(w, NULL, 0); /* nonceCaller */
+	tpm2_put8(w, 0);         /* attributes: the session ends with the command */
+	tpm2_put_2b(w, password, len);
+	if (!w->overflow) {
+		end = w->len;
+		w->len = mark;
+		tpm2_put32(w, (uint32_t)(end - mark - 4));
+		w->len = end;
+	}
+}
+
+static int unseal(struct tpm *tpm, uint32_t item, uint32_t session, const uint8_t *auth,
+		  size_t auth_len, uint8_t *out, size_t size, size_t *len)
+{
+	const uint8_t *d;
+	int r;
+
+	begin(tpm, TPM_ST_SESSIONS, TPM_CC_UNSEAL);
+	tpm2_put32(&tpm->w, item);
+	put_policy_session(&tpm->w, session, auth, auth_len);
+	r = run(tpm, "TPM2_Unseal");
+	if (r == 0) {
+		d = tpm2_response_parameters(&tpm->r) == 0 ? tpm2_get_2b(&tpm->r, len) : NULL;
+		if (!d || *len == 0 || *len > size)
+			r = refused(tpm, "TPM2_Unseal", -EPROTO);
+		else
+			memcpy(out, d, *len);
+	}
+	return r;
+}
+
+static void flush(struct tpm *tpm, uint32_t handle)
+{
+	size_t why_size = tpm->why_size;
+
+	if (handle == 0)
+		return;
+	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_FLUSH_CONTEXT);
+	tpm2_put32(&tpm->w, handle);
+	/* a failed flush leaves a handle the resource manager drops when the helper exits; the
+	 * reason of what failed before stays */
+	tpm->why_size = 0;
+	(void)run(tpm, "TPM2_FlushContext");
+	tpm->why_size = why_size;
+}
+
+static void pcr_list(uint32_t pcrs, char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; i < 24 && used < size; i++)
+		if (pcrs & 1u << i)
+			used += (size_t)snprintf(out + used, size - used, "%s%u", used ? "," : "", i);
+}
+
+/* The policy session as sealed, its digest checked against the token's. */
+static int satisfy_policy(struct tpm *tpm, const struct tpm2_token *t, uint32_t session)
+{
+	uint8_t digest[TPM2_POLICY_MAX];
+	size_t len = 0;
+	char pcrs[64];
+	int r = 0;
+
+	if (t->pcrs)
+		r = policy_pcr(tpm, session, t->bank, t->pcrs);
+	if (r == 0 && t->pin)
+		r = policy_password(tpm, session);
+	if (r == 0 && t->policy_hash_len)
+		r = policy_digest(tpm, session, digest, &len);
+	if (r == 0 && t->policy_hash_len &&
+	    (len != t->policy_hash_len || memcmp(digest, t->policy_hash, len) != 0)) {
+		pcr_list(t->pcrs, pcrs, sizeof(pcrs));
+		r = -EKEYREJECTED;
+		set_why(tpm->why, tpm->why_size, "the TPM's PCRs %s (%s) are not those the key was "
+			"sealed to: the firmware, boot loader or kernel changed, or the key was sealed "
+			"on another machine", pcrs, tpm2_bank_name(t->bank));
+	}
+	return r;
+}
+
+static int unsupported(const struct tpm2_token *t, char *why, size_t why_size)
+{
+	int r = -EOPNOTSUPP;
+
+	if (t->pubkey_len)
+		set_why(why, why_size, "it is sealed to a signed PCR policy (tpm2_pubkey), which this "
+			"earlymount does not unseal");
+	else if (t->pcrlock)
+		set_why(why, why_size, "it is sealed to a pcrlock policy, which earlymount does not "
+			"read");
+	else if (t->srk_len)
+		set_why(why, why_size, "it is sealed under the persistent SRK (tpm2_srk), which this "
+			"earlymount does not use");
+	else if (t->salt_len)
+		set_why(why, why_size, "its PIN is salted (tpm2_salt), which this earlymount does "
+			"not derive");
+	else
+		r = 0;
+	return r;
+}
+
+int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin, size_t pin_len,
+		uint8_t *out, size_t size, size_t *len, char *why, size_t why_size)
+{
+	static struct tpm tpm;
+	uint32_t primary = 0, item = 0, session = 0;
+	uint8_t auth[32];
+	size_t auth_len = 0;
+	int r = unsupported(t, why, why_size);
+
+	if (r < 0)
+		return r;
+	tpm = (struct tpm){ .why = why, .why_size = why_size };
+	tpm.fd = device ? tpm2_device_open_path(device) : tpm2_device_open();
+	if (tpm.fd < 0) {
+		r = tpm.fd == -ENOENT ? -ENODEV : tpm.fd;
+		set_why(why, why_size, "no TPM2 device (%s): %s", device ? device : "/dev/tpmrm0",
+			strerror(-tpm.fd));
+		return r;
+	}
+	if (t->pin && !pin) {
+		r = -EACCES;
+		set_why(why, why_size, "it needs a PIN");
+		goto out;
+	}
+	r = create_primary(&tpm, t->primary_alg, &primary);
+	if (r == 0)
+		r = load(&tpm, primary, t, &item);
+	if (r == 0 && t->pin)
+		r = hash_pin(&tpm, pin, pin_len, auth, &auth_len);
+	if (r == 0)
+		r = start_policy_session(&tpm, &session);
+	if (r == 0)
+		r = satisfy_policy(&tpm, t, session);
+	if (r == 0) {
+		r = unseal(&tpm, item, session, auth, auth_len, out, size, len);
+		if (r == 0)
+			session = 0; /* ended by the command */
+	}
+	flush(&tpm, session);
+	flush(&tpm, item);
+	flush(&tpm, primary);
+out:
+	explicit_bzero(auth, sizeof(auth));
+	explicit_bzero(tpm.resp, sizeof(tpm.resp));
+	close(tpm.fd);
+	return r;
+}

@@ -1,0 +1,23 @@
+/* The secret a systemd-tpm2 token sealed, unsealed by the TPM: the parent key made again
+ * from the TPM's seed (or the persistent SRK), the sealed object loaded under it, a policy
+ * session that states the PCRs and the PIN as at sealing, and TPM2_Unseal. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpm2_token.h"
+
+#define TPM2_SECRET_MAX 128
+
+/* Unseals t's secret through the TPM at device (NULL: /dev/tpmrm0, else /dev/tpm0; a Unix
+ * socket is taken as a TPM simulator's, for tests), with pin (NULL: none). 0 with the
+ * secret in out (*len bytes); else, with why:
+ *   -ENODEV  no TPM;
+ *   -EKEYREJECTED  the PCRs are not those the key was sealed to (the policy differs);
+ *   -EACCES  the PIN was wrong (the TPM counts it toward its lockout);
+ *   -ENOLCK  the TPM is in lockout after too many wrong PINs;
+ *   -EOPNOTSUPP  a token form earlymount cannot unseal;
+ *   -EIO or -EPROTO  the TPM refused or answered what could not be read. */
+int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin, size_t pin_len,
+		uint8_t *out, size_t size, size_t *len, char *why, size_t why_size);
