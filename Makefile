@@ -174,8 +174,11 @@ CRYPTSETUP_CONF_aarch64 :=
 dm_lib     = $(LVM2_ROOT)/$(1)/libdm/ioctl/libdevmapper.a
 lvm_tool   = $(LVM2_ROOT)/$(1)/tools/lvm.static
 cs_lib     = $(CRYPTSETUP_ROOT)/$(1)/.libs/libcryptsetup.a
+# nettle and hogweed (with GMP): the TPM2 session's cryptography (luks/tpm2_session.c),
+# static libraries Debian ships (nettle-dev, libgmp-dev).
+tpm2_crypto_libs = $(foreach l,hogweed nettle gmp,/usr/lib/$(TRIPLET_$(1))/lib$(l).a)
 luks_libs  = $(call cs_lib,$(1)) $(call dm_lib,$(1)) \
-	$(foreach l,json-c uuid,/usr/lib/$(TRIPLET_$(1))/lib$(l).a) -lm
+	$(foreach l,json-c uuid,/usr/lib/$(TRIPLET_$(1))/lib$(l).a) $(call tpm2_crypto_libs,$(1)) -lm
 luks_pkgconfig = PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET_$(1))/pkgconfig:/usr/share/pkgconfig
 # configure's chatter goes to a log, shown on failure.
 luks_log = >$(abspath $(1)).log 2>&1 || { tail -n 40 $(abspath $(1)).log; exit 1; }
@@ -529,9 +532,10 @@ check: check-luks
 # tokens. The unseal driver is built from the helper's own sources under ASan+UBSan.
 .PHONY: check-tpm2
 TPM2_TOOL := $(BUILD)/tpm2/unseal_tool
-$(TPM2_TOOL): tests/tpm2/unseal_tool.c luks/tpm2_unseal.c $(LUKS_LIB_SRC) $(wildcard luks/*.h lib/*.h)
+$(TPM2_TOOL): tests/tpm2/unseal_tool.c luks/tpm2_unseal.c luks/tpm2_session.c $(LUKS_LIB_SRC) $(wildcard luks/*.h lib/*.h)
 	@mkdir -p $(@D)
-	$(call say,CCLD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) $(INC_luks) -o $@ tests/tpm2/unseal_tool.c luks/tpm2_unseal.c $(LUKS_LIB_SRC)
+	$(call say,CCLD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) $(INC_luks) -o $@ tests/tpm2/unseal_tool.c \
+		luks/tpm2_unseal.c luks/tpm2_session.c $(LUKS_LIB_SRC) $(call tpm2_crypto_libs,$(HOST_ARCH))
 check-tpm2: deps $(TPM2_TOOL)
 	@sh tests/tpm2/run $(TPM2_TOOL)
 check: check-tpm2

@@ -299,7 +299,8 @@ static int try_tpm2(const struct luks_request *req, const struct luks_options *o
 	munlock(pin, sizeof(pin));
 	if (code == LUKS_EXIT_OK) {
 		r = 0;
-		log_info("%s: opened with its TPM2 token", req->prompt);
+		log_info("%s: opened with its TPM2 token (%s)", req->prompt,
+			 startswith(msg, "earlymount-luks: ") ? msg + strlen("earlymount-luks: ") : msg);
 	} else if (code == LUKS_EXIT_NO_TOKEN || code == LUKS_EXIT_PIN) {
 		set_why(why, why_size, "the TPM2 token did not open it: %s",
 			msg[0] ? msg : "earlymount-luks failed");

@@ -240,8 +240,8 @@ static int unlock_by_token(struct crypt_device *cd, const struct request *req,
 	int code = token_unlock(cd, req->name, req->flags, req->tpm, key->len ? key->bytes : NULL,
 				key->len, why, sizeof(why));
 
-	if (code != LUKS_EXIT_OK)
-		fprintf(stderr, "earlymount-luks: %s\n", why);
+	/* on success too: the one line says which token opened it, and how its key came */
+	fprintf(stderr, "earlymount-luks: %s\n", why);
 	return code;
 }
 

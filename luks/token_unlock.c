@@ -39,8 +39,13 @@ static int try_token(struct crypt_device *cd, int id, const char *name, uint32_t
 		goto out;
 	n = base64_encode(secret, len, passphrase, sizeof(passphrase));
 	r = crypt_activate_by_passphrase(cd, name, t.keyslot, passphrase, n, flags);
-	if (r >= 0)
+	if (r >= 0) {
 		code = LUKS_EXIT_OK;
+		/* said on success too, for PID 1's log: how the key came */
+		set_why(why, why_size, "token %d, keyslot %d, %s", id, t.keyslot,
+			tpm2_unseal_encrypted() ? "over an encrypted session"
+						: "in clear (an RSA parent)");
+	}
 	else if (r == -EEXIST)
 		code = LUKS_EXIT_EXISTS;
 	else if (r == -EPERM)
@@ -88,5 +93,7 @@ int token_unlock(struct crypt_device *cd, const char *name, uint32_t flags, cons
 		set_why(why, why_size, "no systemd-tpm2 token");
 	else if (code != LUKS_EXIT_OK)
 		set_why(why, why_size, "%s", first);
+	else
+		set_why(why, why_size, "%s", reason);
 	return code;
 }

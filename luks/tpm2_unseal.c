@@ -14,6 +14,7 @@
 #include "tpm2_device.h"
 #include "tpm2_marshal.h"
 #include "tpm2_command.h"
+#include "tpm2_session.h"
 #include "tpm2_unseal.h"
 #include "util.h"
 
@@ -26,6 +27,7 @@
 #define TPM_CC_POLICY_PCR 0x0000017f
 #define TPM_CC_POLICY_GET_DIGEST 0x00000189
 #define TPM_CC_POLICY_PASSWORD 0x0000018c
+#define TPM_CC_POLICY_AUTH_VALUE 0x0000016b
 
 #define TPM_RH_OWNER 0x40000001
 #define TPM_RH_NULL 0x40000007
@@ -56,6 +58,14 @@
 
 struct tpm {
 	int fd;
+	/* the parent's public point, for a salted session; its sizes 0 for an RSA parent */
+	uint8_t parent_x[TPM2_ECC_COORD], parent_y[TPM2_ECC_COORD];
+	size_t parent_x_len, parent_y_len;
+	/* the sealed object's name, for the Unseal's HMAC */
+	uint8_t item_name[2 + TPM2_POLICY_MAX];
+	size_t item_name_len;
+	bool salted;
+	struct tpm2_session session;
 	struct tpm2_writer w;
 	struct tpm2_reader r;
 	uint8_t cmd[TPM2_COMMAND_MAX];
@@ -150,6 +160,38 @@ static void put_primary_template(struct tpm2_writer *w, uint16_t alg)
 	tpm2_end_2b(w, mark);
 }
 
+/* The ECC parent's public point from CreatePrimary's outPublic (part 2, TPMT_PUBLIC with
+ * TPMS_ECC_PARMS): left empty when it cannot be read, and the session is then not salted. */
+static void read_ecc_point(struct tpm *tpm)
+{
+	struct tpm2_reader *r = &tpm->r;
+	const uint8_t *x, *y;
+	size_t n, x_len, y_len;
+
+	(void)tpm2_get16(r); /* the size of outPublic */
+	if (tpm2_get16(r) != TPM2_ALG_ECC)
+		return;
+	(void)tpm2_get16(r);                           /* nameAlg */
+	(void)tpm2_get32(r);                           /* objectAttributes */
+	(void)tpm2_get_2b(r, &n);                      /* authPolicy */
+	if (tpm2_get16(r) != TPM_ALG_NULL)             /* symmetric: keyBits and mode follow */
+		(void)tpm2_get32(r);
+	if (tpm2_get16(r) != TPM_ALG_NULL)             /* scheme: its hash follows */
+		(void)tpm2_get16(r);
+	if (tpm2_get16(r) != TPM_ECC_NIST_P256)        /* curveID */
+		return;
+	if (tpm2_get16(r) != TPM_ALG_NULL)             /* kdf: its hash follows */
+		(void)tpm2_get16(r);
+	x = tpm2_get_2b(r, &x_len);
+	y = tpm2_get_2b(r, &y_len);
+	if (!x || !y || x_len > TPM2_ECC_COORD || y_len > TPM2_ECC_COORD)
+		return;
+	memcpy(tpm->parent_x, x, x_len);
+	memcpy(tpm->parent_y, y, y_len);
+	tpm->parent_x_len = x_len;
+	tpm->parent_y_len = y_len;
+}
+
 static int create_primary(struct tpm *tpm, uint16_t alg, uint32_t *handle)
 {
 	int r;
@@ -166,8 +208,12 @@ static int create_primary(struct tpm *tpm, uint16_t alg, uint32_t *handle)
 	r = run(tpm, "TPM2_CreatePrimary");
 	if (r == 0) {
 		*handle = tpm2_get32(&tpm->r);
-		r = tpm->r.bad ? refused(tpm, "TPM2_CreatePrimary", -EPROTO) : 0;
+		r = tpm2_response_parameters(&tpm->r) < 0 || tpm->r.bad
+			    ? refused(tpm, "TPM2_CreatePrimary", -EPROTO)
+			    : 0;
 	}
+	if (r == 0 && alg == TPM2_ALG_ECC)
+		read_ecc_point(tpm);
 	return r;
 }
 
@@ -193,33 +239,60 @@ static int load(struct tpm *tpm, uint32_t parent, const struct tpm2_token *t, ui
 	tpm2_put_bytes(&tpm->w, t->blob, t->blob_len);
 	r = run(tpm, "TPM2_Load");
 	if (r == 0) {
+		const uint8_t *name;
+
 		*handle = tpm2_get32(&tpm->r);
-		r = tpm->r.bad ? refused(tpm, "TPM2_Load", -EPROTO) : 0;
+		name = tpm2_response_parameters(&tpm->r) == 0 ? tpm2_get_2b(&tpm->r, &n_private) : NULL;
+		if (!name || n_private > sizeof(tpm->item_name))
+			r = refused(tpm, "TPM2_Load", -EPROTO);
+		else {
+			memcpy(tpm->item_name, name, n_private);
+			tpm->item_name_len = n_private;
+		}
 	}
 	return r;
 }
 
-static int start_policy_session(struct tpm *tpm, uint32_t *session)
+/* A policy session, salted with the ECC parent when its point is known, so that the Unseal's
+ * answer comes encrypted: the secret never crosses the bus in clear. */
+static int start_policy_session(struct tpm *tpm, uint32_t parent, uint32_t *session)
 {
-	uint8_t nonce[16];
-	int r;
+	uint8_t point[4 + 2 * TPM2_ECC_COORD];
+	struct tpm2_session *s = &tpm->session;
+	const uint8_t *nonce;
+	size_t n;
+	int r = tpm2_session_nonce(s->nonce_caller);
 
-	/* the nonce keeps the session's own; it protects nothing in an unsalted session */
-	if (getrandom(nonce, sizeof(nonce), 0) != sizeof(nonce))
-		memset(nonce, 0x5a, sizeof(nonce));
+	tpm->salted = r == 0 && tpm->parent_x_len &&
+		      tpm2_session_ecc_salt(tpm->parent_x, tpm->parent_x_len, tpm->parent_y,
+					    tpm->parent_y_len, point, s) == 0;
 	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_START_AUTH_SESSION);
-	tpm2_put32(&tpm->w, TPM_RH_NULL); /* tpmKey: no salt */
-	tpm2_put32(&tpm->w, TPM_RH_NULL); /* bind */
-	tpm2_put_2b(&tpm->w, nonce, sizeof(nonce));
-	tpm2_put_2b(&tpm->w, NULL, 0); /* encryptedSalt */
-	tpm2_put8(&tpm->w, TPM_SE_POLICY);
-	tpm2_put16(&tpm->w, TPM_ALG_NULL); /* symmetric */
+	tpm2_put32(&tpm->w, tpm->salted ? parent : TPM_RH_NULL); /* tpmKey */
+	tpm2_put32(&tpm->w, TPM_RH_NULL);                        /* bind */
+	tpm2_put_2b(&tpm->w, s->nonce_caller, sizeof(s->nonce_caller));
+	if (tpm->salted) {
+		tpm2_put_2b(&tpm->w, point, sizeof(point));
+		tpm2_put8(&tpm->w, TPM_SE_POLICY);
+		tpm2_put16(&tpm->w, TPM_ALG_AES);
+		tpm2_put16(&tpm->w, 128);
+		tpm2_put16(&tpm->w, TPM_ALG_CFB);
+	} else {
+		tpm2_put_2b(&tpm->w, NULL, 0);
+		tpm2_put8(&tpm->w, TPM_SE_POLICY);
+		tpm2_put16(&tpm->w, TPM_ALG_NULL);
+	}
 	tpm2_put16(&tpm->w, TPM2_ALG_SHA256);
-	r = run(tpm, "TPM2_StartAuthSession");
+	r = r < 0 ? r : run(tpm, "TPM2_StartAuthSession");
 	if (r == 0) {
 		*session = tpm2_get32(&tpm->r);
-		r = tpm->r.bad ? refused(tpm, "TPM2_StartAuthSession", -EPROTO) : 0;
+		nonce = tpm2_get_2b(&tpm->r, &n);
+		if (!nonce || n != sizeof(s->nonce_tpm))
+			r = refused(tpm, "TPM2_StartAuthSession", -EPROTO);
+		else
+			memcpy(s->nonce_tpm, nonce, n);
 	}
+	if (r == 0 && tpm->salted)
+		tpm2_session_derive(s);
 	return r;
 }
 
@@ -238,11 +311,13 @@ static int policy_pcr(struct tpm *tpm, uint32_t session, uint16_t bank, uint32_t
 	return run(tpm, "TPM2_PolicyPCR");
 }
 
-static int policy_password(struct tpm *tpm, uint32_t session)
+/* The PIN: proven with an HMAC in a salted session (PolicyAuthValue), else sent as it is
+ * (PolicyPassword); both leave the policy digest systemd sealed with. */
+static int policy_pin(struct tpm *tpm, uint32_t session)
 {
-	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_POLICY_PASSWORD);
+	begin(tpm, TPM_ST_NO_SESSIONS, tpm->salted ? TPM_CC_POLICY_AUTH_VALUE : TPM_CC_POLICY_PASSWORD);
 	tpm2_put32(&tpm->w, session);
-	return run(tpm, "TPM2_PolicyPassword");
+	return run(tpm, tpm->salted ? "TPM2_PolicyAuthValue" : "TPM2_PolicyPassword");
 }
 
 static int policy_digest(struct tpm *tpm, uint32_t session, uint8_t *out, size_t *len)
@@ -291,40 +366,94 @@ static int hash_pin(struct tpm *tpm, const char *pin, size_t len, uint8_t *out, 
 	return r;
 }
 
-static void put_policy_session(struct tpm2_writer *w, uint32_t session, const void *password,
-			       size_t len)
-{
-	size_t mark = w->len, end;
+#define SESSION_ENCRYPT 0x40 /* TPMA_SESSION encrypt: the response's first parameter */
 
-	tpm2_put32(w, 0);
-	tpm2_put32(w, session);
-	tpm2_put_2b(w, NULL, 0); /* nonceCaller */
-	tpm2_put8(w, 0);         /* attributes: the session ends with the command */
-	tpm2_put_2b(w, password, len);
-	if (!w->overflow) {
-		end = w->len;
-		w->len = mark;
-		tpm2_put32(w, (uint32_t)(end - mark - 4));
-		w->len = end;
+/* The authorization area: the policy session, with the password (unsalted) or an HMAC over
+ * the command and a fresh nonce, asking for the answer encrypted (salted). */
+static int put_policy_session(struct tpm *tpm, uint32_t session, uint32_t code,
+			      const uint8_t *auth, size_t auth_len)
+{
+	struct tpm2_session *s = &tpm->session;
+	uint8_t hmac[TPM2_SESSION_DIGEST];
+	size_t mark = tpm->w.len, end;
+	int r = 0;
+
+	tpm2_put32(&tpm->w, 0);
+	tpm2_put32(&tpm->w, session);
+	if (tpm->salted) {
+		r = tpm2_session_nonce(s->nonce_caller);
+		memcpy(s->auth, auth, auth_len);
+		s->auth_len = auth_len;
+		tpm2_session_command_hmac(s, code, tpm->item_name, tpm->item_name_len, NULL, 0,
+					  SESSION_ENCRYPT, hmac);
+		tpm2_put_2b(&tpm->w, s->nonce_caller, sizeof(s->nonce_caller));
+		tpm2_put8(&tpm->w, SESSION_ENCRYPT);
+		tpm2_put_2b(&tpm->w, hmac, sizeof(hmac));
+	} else {
+		tpm2_put_2b(&tpm->w, NULL, 0); /* nonceCaller */
+		tpm2_put8(&tpm->w, 0);         /* attributes: the session ends with the command */
+		tpm2_put_2b(&tpm->w, auth, auth_len);
 	}
+	if (!tpm->w.overflow) {
+		end = tpm->w.len;
+		tpm->w.len = mark;
+		tpm2_put32(&tpm->w, (uint32_t)(end - mark - 4));
+		tpm->w.len = end;
+	}
+	return r;
+}
+
+/* A salted session's answer: its HMAC checked, then its data decrypted. */
+static int open_response(struct tpm *tpm, uint8_t *data, size_t len, const uint8_t *params,
+			 size_t params_len)
+{
+	struct tpm2_session *s = &tpm->session;
+	const uint8_t *nonce, *hmac;
+	size_t nonce_len, hmac_len;
+	uint8_t attrs;
+
+	tpm->r.len = tpm2_get32(&(struct tpm2_reader){ tpm->resp + 2, 4, 0, false });
+	nonce = tpm2_get_2b(&tpm->r, &nonce_len);
+	attrs = tpm2_get8(&tpm->r);
+	hmac = tpm2_get_2b(&tpm->r, &hmac_len);
+	if (!nonce || !hmac || nonce_len != sizeof(s->nonce_tpm))
+		return refused(tpm, "TPM2_Unseal", -EPROTO);
+	memcpy(s->nonce_tpm, nonce, nonce_len);
+	if (!tpm2_session_response_ok(s, TPM_CC_UNSEAL, params, params_len, attrs, hmac, hmac_len)) {
+		set_why(tpm->why, tpm->why_size, "the TPM's answer to TPM2_Unseal does not carry the "
+			"session's HMAC: it was altered on its way, or did not come from this TPM");
+		return -EPROTO;
+	}
+	tpm2_session_decrypt_response(s, data, len);
+	return 0;
 }
 
 static int unseal(struct tpm *tpm, uint32_t item, uint32_t session, const uint8_t *auth,
 		  size_t auth_len, uint8_t *out, size_t size, size_t *len)
 {
-	const uint8_t *d;
+	const uint8_t *d, *params = NULL;
+	size_t params_len = 0;
 	int r;
 
 	begin(tpm, TPM_ST_SESSIONS, TPM_CC_UNSEAL);
 	tpm2_put32(&tpm->w, item);
-	put_policy_session(&tpm->w, session, auth, auth_len);
-	r = run(tpm, "TPM2_Unseal");
+	r = put_policy_session(tpm, session, TPM_CC_UNSEAL, auth, auth_len);
+	if (r == 0)
+		r = run(tpm, "TPM2_Unseal");
 	if (r == 0) {
-		d = tpm2_response_parameters(&tpm->r) == 0 ? tpm2_get_2b(&tpm->r, len) : NULL;
+		d = NULL;
+		if (tpm2_response_parameters(&tpm->r) == 0) {
+			params = tpm->r.p + tpm->r.pos;
+			params_len = tpm->r.len - tpm->r.pos;
+			d = tpm2_get_2b(&tpm->r, len);
+		}
 		if (!d || *len == 0 || *len > size)
 			r = refused(tpm, "TPM2_Unseal", -EPROTO);
-		else
+		else {
 			memcpy(out, d, *len);
+			if (tpm->salted)
+				r = open_response(tpm, out, *len, params, params_len);
+		}
 	}
 	return r;
 }
@@ -365,7 +494,7 @@ static int satisfy_policy(struct tpm *tpm, const struct tpm2_token *t, uint32_t 
 	if (t->pcrs)
 		r = policy_pcr(tpm, session, t->bank, t->pcrs);
 	if (r == 0 && t->pin)
-		r = policy_password(tpm, session);
+		r = policy_pin(tpm, session);
 	if (r == 0 && t->policy_hash_len)
 		r = policy_digest(tpm, session, digest, &len);
 	if (r == 0 && t->policy_hash_len &&
@@ -400,6 +529,13 @@ static int unsupported(const struct tpm2_token *t, char *why, size_t why_size)
 	return r;
 }
 
+static bool last_encrypted;
+
+bool tpm2_unseal_encrypted(void)
+{
+	return last_encrypted;
+}
+
 int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin, size_t pin_len,
 		uint8_t *out, size_t size, size_t *len, char *why, size_t why_size)
 {
@@ -430,11 +566,12 @@ int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin,
 	if (r == 0 && t->pin)
 		r = hash_pin(&tpm, pin, pin_len, auth, &auth_len);
 	if (r == 0)
-		r = start_policy_session(&tpm, &session);
+		r = start_policy_session(&tpm, primary, &session);
 	if (r == 0)
 		r = satisfy_policy(&tpm, t, session);
 	if (r == 0) {
 		r = unseal(&tpm, item, session, auth, auth_len, out, size, len);
+		last_encrypted = r == 0 && tpm.salted;
 		if (r == 0)
 			session = 0; /* ended by the command */
 	}
@@ -444,6 +581,7 @@ int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin,
 out:
 	explicit_bzero(auth, sizeof(auth));
 	explicit_bzero(tpm.resp, sizeof(tpm.resp));
+	tpm2_session_wipe(&tpm.session);
 	close(tpm.fd);
 	return r;
 }

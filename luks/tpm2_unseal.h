@@ -3,6 +3,7 @@
  * session that states the PCRs and the PIN as at sealing, and TPM2_Unseal. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,3 +22,7 @@
  *   -EIO or -EPROTO  the TPM refused or answered what could not be read. */
 int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin, size_t pin_len,
 		uint8_t *out, size_t size, size_t *len, char *why, size_t why_size);
+
+/* Whether the last secret unsealed came over a salted, encrypted session (an ECC parent),
+ * not in clear (an RSA parent: nettle has no RSA-OAEP to salt with). */
+bool tpm2_unseal_encrypted(void);

@@ -38,5 +38,7 @@ int main(int argc, char **argv)
 	}
 	base64_encode(secret, len, text, sizeof(text));
 	printf("%s", text);
+	fprintf(stderr, "unseal_tool: unsealed over %s\n",
+		tpm2_unseal_encrypted() ? "an encrypted session" : "a session in clear");
 	return 0;
 }
