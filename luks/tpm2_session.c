@@ -8,10 +8,12 @@
 #include <nettle/ecc-curve.h>
 #include <nettle/ecc.h>
 #include <nettle/hmac.h>
+#include <nettle/pbkdf2.h>
 #include <nettle/sha2.h>
 #include <string.h>
 #include <sys/random.h>
 
+#include "base64.h"
 #include "tpm2_session.h"
 
 static void be32(uint8_t out[4], uint32_t v)
@@ -221,4 +223,28 @@ void tpm2_session_decrypt_response(const struct tpm2_session *s, uint8_t *data, 
 void tpm2_session_wipe(struct tpm2_session *s)
 {
 	explicit_bzero(s, sizeof(*s));
+}
+
+size_t tpm2_pin_auth(const char *pin, size_t len, const uint8_t *salt, size_t salt_len,
+		     uint8_t out[TPM2_SESSION_DIGEST])
+{
+	uint8_t derived[TPM2_SESSION_DIGEST];
+	char text[TPM2_SESSION_DIGEST * 2];
+	struct sha256_ctx h;
+	size_t n = TPM2_SESSION_DIGEST;
+
+	sha256_init(&h);
+	if (salt_len) {
+		pbkdf2_hmac_sha256(len, (const uint8_t *)pin, 10000, salt_len, salt, sizeof(derived),
+				   derived);
+		sha256_update(&h, base64_encode(derived, sizeof(derived), text, sizeof(text)),
+			      (const uint8_t *)text);
+	} else
+		sha256_update(&h, len, (const uint8_t *)pin);
+	sha256_digest(&h, TPM2_SESSION_DIGEST, out);
+	while (n && out[n - 1] == 0)
+		n--;
+	explicit_bzero(derived, sizeof(derived));
+	explicit_bzero(text, sizeof(text));
+	return n;
 }

@@ -46,3 +46,10 @@ bool tpm2_session_response_ok(const struct tpm2_session *s, uint32_t code, const
 void tpm2_session_decrypt_response(const struct tpm2_session *s, uint8_t *data, size_t len);
 
 void tpm2_session_wipe(struct tpm2_session *s);
+
+/* The authorization value systemd seals a PIN into: SHA-256 of the PIN, or, with a salt
+ * (tpm2_salt, systemd 253+), SHA-256 of the base64 text of PBKDF2-HMAC-SHA256(PIN, salt,
+ * 10000 rounds, 32 bytes); trailing zero bytes dropped, as the TPM keeps an authValue. Its
+ * length. */
+size_t tpm2_pin_auth(const char *pin, size_t len, const uint8_t *salt, size_t salt_len,
+		     uint8_t out[TPM2_SESSION_DIGEST]);

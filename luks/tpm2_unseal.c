@@ -23,7 +23,6 @@
 #define TPM_CC_UNSEAL 0x0000015e
 #define TPM_CC_FLUSH_CONTEXT 0x00000165
 #define TPM_CC_START_AUTH_SESSION 0x00000176
-#define TPM_CC_HASH 0x0000017d
 #define TPM_CC_POLICY_PCR 0x0000017f
 #define TPM_CC_POLICY_GET_DIGEST 0x00000189
 #define TPM_CC_POLICY_PASSWORD 0x0000018c
@@ -160,30 +159,30 @@ static void put_primary_template(struct tpm2_writer *w, uint16_t alg)
 	tpm2_end_2b(w, mark);
 }
 
-/* The ECC parent's public point from CreatePrimary's outPublic (part 2, TPMT_PUBLIC with
- * TPMS_ECC_PARMS): left empty when it cannot be read, and the session is then not salted. */
-static void read_ecc_point(struct tpm *tpm)
+/* The ECC parent's public point from its TPMT_PUBLIC (part 2, with TPMS_ECC_PARMS): left
+ * empty when it cannot be read, and the session is then not salted. */
+static void read_ecc_point(struct tpm *tpm, const uint8_t *public, size_t len)
 {
-	struct tpm2_reader *r = &tpm->r;
+	struct tpm2_reader r;
 	const uint8_t *x, *y;
 	size_t n, x_len, y_len;
 
-	(void)tpm2_get16(r); /* the size of outPublic */
-	if (tpm2_get16(r) != TPM2_ALG_ECC)
+	tpm2_reader_init(&r, public, len);
+	if (tpm2_get16(&r) != TPM2_ALG_ECC)
 		return;
-	(void)tpm2_get16(r);                           /* nameAlg */
-	(void)tpm2_get32(r);                           /* objectAttributes */
-	(void)tpm2_get_2b(r, &n);                      /* authPolicy */
-	if (tpm2_get16(r) != TPM_ALG_NULL)             /* symmetric: keyBits and mode follow */
-		(void)tpm2_get32(r);
-	if (tpm2_get16(r) != TPM_ALG_NULL)             /* scheme: its hash follows */
-		(void)tpm2_get16(r);
-	if (tpm2_get16(r) != TPM_ECC_NIST_P256)        /* curveID */
+	(void)tpm2_get16(&r);                           /* nameAlg */
+	(void)tpm2_get32(&r);                           /* objectAttributes */
+	(void)tpm2_get_2b(&r, &n);                      /* authPolicy */
+	if (tpm2_get16(&r) != TPM_ALG_NULL)             /* symmetric: keyBits and mode follow */
+		(void)tpm2_get32(&r);
+	if (tpm2_get16(&r) != TPM_ALG_NULL)             /* scheme: its hash follows */
+		(void)tpm2_get16(&r);
+	if (tpm2_get16(&r) != TPM_ECC_NIST_P256)        /* curveID */
 		return;
-	if (tpm2_get16(r) != TPM_ALG_NULL)             /* kdf: its hash follows */
-		(void)tpm2_get16(r);
-	x = tpm2_get_2b(r, &x_len);
-	y = tpm2_get_2b(r, &y_len);
+	if (tpm2_get16(&r) != TPM_ALG_NULL)             /* kdf: its hash follows */
+		(void)tpm2_get16(&r);
+	x = tpm2_get_2b(&r, &x_len);
+	y = tpm2_get_2b(&r, &y_len);
 	if (!x || !y || x_len > TPM2_ECC_COORD || y_len > TPM2_ECC_COORD)
 		return;
 	memcpy(tpm->parent_x, x, x_len);
@@ -207,13 +206,56 @@ static int create_primary(struct tpm *tpm, uint16_t alg, uint32_t *handle)
 	tpm2_put32(&tpm->w, 0);        /* creationPCR: none */
 	r = run(tpm, "TPM2_CreatePrimary");
 	if (r == 0) {
+		const uint8_t *public = NULL;
+		size_t n = 0;
+
 		*handle = tpm2_get32(&tpm->r);
-		r = tpm2_response_parameters(&tpm->r) < 0 || tpm->r.bad
-			    ? refused(tpm, "TPM2_CreatePrimary", -EPROTO)
-			    : 0;
+		if (tpm2_response_parameters(&tpm->r) == 0)
+			public = tpm2_get_2b(&tpm->r, &n);
+		if (public)
+			read_ecc_point(tpm, public, n);
+		else
+			r = refused(tpm, "TPM2_CreatePrimary", -EPROTO);
 	}
-	if (r == 0 && alg == TPM2_ALG_ECC)
-		read_ecc_point(tpm);
+	return r;
+}
+
+#define TPM_CC_READ_PUBLIC 0x00000173
+
+/* The persistent SRK a token names (tpm2_srk: an ESYS_TR as tpm2-tss serializes it: the
+ * handle, the key's name, a resource type, its public area): there, and the key of that name,
+ * else the token was sealed under another key. */
+static int use_srk(struct tpm *tpm, const struct tpm2_token *t, uint32_t *handle)
+{
+	struct tpm2_reader srk;
+	const uint8_t *want, *public, *name;
+	size_t want_len, public_len, name_len;
+	int r;
+
+	tpm2_reader_init(&srk, t->srk, t->srk_len);
+	*handle = tpm2_get32(&srk);
+	want = tpm2_get_2b(&srk, &want_len);
+	if (!want || *handle >> 24 != 0x81) {
+		set_why(tpm->why, tpm->why_size, "its tpm2_srk names no persistent key");
+		return -EINVAL;
+	}
+	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_READ_PUBLIC);
+	tpm2_put32(&tpm->w, *handle);
+	r = run(tpm, "TPM2_ReadPublic");
+	if (r == 0) {
+		public = tpm2_get_2b(&tpm->r, &public_len);
+		name = tpm2_get_2b(&tpm->r, &name_len);
+		if (!public || !name)
+			r = refused(tpm, "TPM2_ReadPublic", -EPROTO);
+		else if (name_len != want_len || memcmp(name, want, name_len) != 0) {
+			r = -EKEYREJECTED;
+			set_why(tpm->why, tpm->why_size, "the TPM's key at 0x%08x is not the SRK the "
+				"key was sealed under (another TPM, or its storage was cleared)", *handle);
+		} else
+			read_ecc_point(tpm, public, public_len);
+	} else if (r != -EACCES && r != -ENOLCK)
+		set_why(tpm->why, tpm->why_size, "the TPM has no key at 0x%08x, the SRK the key "
+			"was sealed under (another TPM, or its storage was cleared)", *handle);
 	return r;
 }
 
@@ -334,34 +376,6 @@ static int policy_digest(struct tpm *tpm, uint32_t session, uint8_t *out, size_t
 			r = refused(tpm, "TPM2_PolicyGetDigest", -EPROTO);
 		else
 			memcpy(out, d, *len);
-	}
-	return r;
-}
-
-/* The PIN's SHA-256, the authorization systemd sealed with: hashed by the TPM. */
-static int hash_pin(struct tpm *tpm, const char *pin, size_t len, uint8_t *out, size_t *out_len)
-{
-	const uint8_t *d;
-	int r;
-
-	if (len > 1024) {
-		set_why(tpm->why, tpm->why_size, "the PIN is longer than 1024 bytes");
-		return -EACCES;
-	}
-	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_HASH);
-	tpm2_put_2b(&tpm->w, pin, len);
-	tpm2_put16(&tpm->w, TPM2_ALG_SHA256);
-	tpm2_put32(&tpm->w, TPM_RH_NULL);
-	r = run(tpm, "TPM2_Hash");
-	if (r == 0) {
-		d = tpm2_get_2b(&tpm->r, out_len);
-		if (!d || *out_len != 32)
-			r = refused(tpm, "TPM2_Hash", -EPROTO);
-		else
-			memcpy(out, d, 32);
-		/* an authorization value ends at its last non-zero byte, as the TPM keeps it */
-		while (r == 0 && *out_len && out[*out_len - 1] == 0)
-			(*out_len)--;
 	}
 	return r;
 }
@@ -518,12 +532,6 @@ static int unsupported(const struct tpm2_token *t, char *why, size_t why_size)
 	else if (t->pcrlock)
 		set_why(why, why_size, "it is sealed to a pcrlock policy, which earlymount does not "
 			"read");
-	else if (t->srk_len)
-		set_why(why, why_size, "it is sealed under the persistent SRK (tpm2_srk), which this "
-			"earlymount does not use");
-	else if (t->salt_len)
-		set_why(why, why_size, "its PIN is salted (tpm2_salt), which this earlymount does "
-			"not derive");
 	else
 		r = 0;
 	return r;
@@ -540,7 +548,8 @@ int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin,
 		uint8_t *out, size_t size, size_t *len, char *why, size_t why_size)
 {
 	static struct tpm tpm;
-	uint32_t primary = 0, item = 0, session = 0;
+	/* primary: made here and flushed; parent: the persistent SRK, kept */
+	uint32_t primary = 0, parent = 0, item = 0, session = 0;
 	uint8_t auth[32];
 	size_t auth_len = 0;
 	int r = unsupported(t, why, why_size);
@@ -560,13 +569,16 @@ int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin,
 		set_why(why, why_size, "it needs a PIN");
 		goto out;
 	}
-	r = create_primary(&tpm, t->primary_alg, &primary);
+	if (t->srk_len)
+		r = use_srk(&tpm, t, &parent);
+	else
+		r = create_primary(&tpm, t->primary_alg, &primary);
 	if (r == 0)
-		r = load(&tpm, primary, t, &item);
+		r = load(&tpm, primary ? primary : parent, t, &item);
 	if (r == 0 && t->pin)
-		r = hash_pin(&tpm, pin, pin_len, auth, &auth_len);
+		auth_len = tpm2_pin_auth(pin, pin_len, t->salt, t->salt_len, auth);
 	if (r == 0)
-		r = start_policy_session(&tpm, primary, &session);
+		r = start_policy_session(&tpm, primary ? primary : parent, &session);
 	if (r == 0)
 		r = satisfy_policy(&tpm, t, session);
 	if (r == 0) {
