@@ -532,10 +532,10 @@ check: check-luks
 # tokens. The unseal driver is built from the helper's own sources under ASan+UBSan.
 .PHONY: check-tpm2
 TPM2_TOOL := $(BUILD)/tpm2/unseal_tool
-$(TPM2_TOOL): tests/tpm2/unseal_tool.c luks/tpm2_unseal.c luks/tpm2_session.c $(LUKS_LIB_SRC) $(wildcard luks/*.h lib/*.h)
+$(TPM2_TOOL): tests/tpm2/unseal_tool.c luks/tpm2_unseal.c luks/tpm2_session.c luks/tpm2_client.c luks/tpm2_pcr_signature.c $(LUKS_LIB_SRC) $(wildcard luks/*.h lib/*.h)
 	@mkdir -p $(@D)
 	$(call say,CCLD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) $(INC_luks) -o $@ tests/tpm2/unseal_tool.c \
-		luks/tpm2_unseal.c luks/tpm2_session.c $(LUKS_LIB_SRC) $(call tpm2_crypto_libs,$(HOST_ARCH))
+		luks/tpm2_unseal.c luks/tpm2_session.c luks/tpm2_client.c luks/tpm2_pcr_signature.c $(LUKS_LIB_SRC) $(call tpm2_crypto_libs,$(HOST_ARCH))
 check-tpm2: deps $(TPM2_TOOL)
 	@sh tests/tpm2/run $(TPM2_TOOL)
 check: check-tpm2

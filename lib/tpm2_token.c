@@ -85,7 +85,7 @@ static bool take_hex(struct json_reader *r, uint8_t *out, size_t size, size_t *l
 	return ok;
 }
 
-static bool pcr_element(struct json_reader *r, size_t index, void *data)
+bool tpm2_json_pcr(struct json_reader *r, size_t index, void *data)
 {
 	uint32_t *mask = data;
 	uint64_t pcr;
@@ -148,9 +148,9 @@ static bool field(struct json_reader *r, const char *key, void *data)
 	if (streq(key, "tpm2-blob"))
 		return take_base64(r, t->blob, sizeof(t->blob), &t->blob_len) && (g->seen_blob = true);
 	if (streq(key, "tpm2-pcrs"))
-		return json_array(r, pcr_element, &t->pcrs);
+		return json_array(r, tpm2_json_pcr, &t->pcrs);
 	if (streq(key, "tpm2_pubkey_pcrs"))
-		return json_array(r, pcr_element, &t->pubkey_pcrs);
+		return json_array(r, tpm2_json_pcr, &t->pubkey_pcrs);
 	if (streq(key, "tpm2-pcr-bank"))
 		return named(r, &t->bank, true);
 	if (streq(key, "tpm2-primary-alg"))

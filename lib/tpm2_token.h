@@ -48,6 +48,10 @@ struct tpm2_token {
 int tpm2_token_parse(const char *json, size_t len, struct tpm2_token *out, char *why,
 		     size_t why_size);
 
+struct json_reader;
+/* A json_array() element that is a PCR index, 0 to 23, added to the uint32_t mask at data. */
+bool tpm2_json_pcr(struct json_reader *r, size_t index, void *data);
+
 /* "sha256" for TPM2_ALG_SHA256, …; NULL for another. */
 const char *tpm2_bank_name(uint16_t alg);
 /* The size of a bank's digests, 0 for one not known. */

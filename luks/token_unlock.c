@@ -32,7 +32,7 @@ static int try_token(struct crypt_device *cd, int id, const char *name, uint32_t
 	r = tpm2_token_parse(json, strlen(json), &t, why, why_size);
 	if (r < 0)
 		goto out;
-	r = tpm2_unseal(tpm, &t, pin, pin_len, secret, sizeof(secret), &len, why, why_size);
+	r = tpm2_unseal(tpm, &t, pin, pin_len, NULL, secret, sizeof(secret), &len, why, why_size);
 	if (r == -EACCES)
 		code = LUKS_EXIT_PIN;
 	if (r < 0)

@@ -11,30 +11,11 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "tpm2_client.h"
 #include "tpm2_device.h"
-#include "tpm2_marshal.h"
-#include "tpm2_command.h"
-#include "tpm2_session.h"
+#include "tpm2_pcr_signature.h"
 #include "tpm2_unseal.h"
 #include "util.h"
-
-#define TPM_CC_CREATE_PRIMARY 0x00000131
-#define TPM_CC_LOAD 0x00000157
-#define TPM_CC_UNSEAL 0x0000015e
-#define TPM_CC_FLUSH_CONTEXT 0x00000165
-#define TPM_CC_START_AUTH_SESSION 0x00000176
-#define TPM_CC_POLICY_PCR 0x0000017f
-#define TPM_CC_POLICY_GET_DIGEST 0x00000189
-#define TPM_CC_POLICY_PASSWORD 0x0000018c
-#define TPM_CC_POLICY_AUTH_VALUE 0x0000016b
-
-#define TPM_RH_OWNER 0x40000001
-#define TPM_RH_NULL 0x40000007
-#define TPM_SE_POLICY 0x01
-#define TPM_ALG_AES 0x0006
-#define TPM_ALG_NULL 0x0010
-#define TPM_ALG_CFB 0x0043
-#define TPM_ECC_NIST_P256 0x0003
 
 /* TPMA_OBJECT of systemd's primary key: a restricted decryption key (a storage parent) bound
  * to this TPM, made from its seed, used with its empty authorization. */
@@ -42,95 +23,6 @@
 	((1u << 1) /* fixedTPM */ | (1u << 4) /* fixedParent */ |                          \
 	 (1u << 5) /* sensitiveDataOrigin */ | (1u << 6) /* userWithAuth */ |              \
 	 (1u << 16) /* restricted */ | (1u << 17) /* decrypt */)
-
-/* Response codes (part 2, 6.6): format-one codes carry the handle, session or parameter
- * they refer to in bits 6 and 8 to 11; these are compared without them. */
-#define RC_FMT1 0x080
-#define RC_AUTH_FAIL (RC_FMT1 + 0x00e)
-#define RC_POLICY_FAIL (RC_FMT1 + 0x019)
-#define RC_BAD_AUTH (RC_FMT1 + 0x022)
-#define RC_INTEGRITY (RC_FMT1 + 0x01f)
-#define RC_LOCKOUT 0x921
-#define RC_RETRY 0x922
-#define RC_YIELDED 0x908
-#define RC_TESTING 0x90a
-
-struct tpm {
-	int fd;
-	/* the parent's public point, for a salted session; its sizes 0 for an RSA parent */
-	uint8_t parent_x[TPM2_ECC_COORD], parent_y[TPM2_ECC_COORD];
-	size_t parent_x_len, parent_y_len;
-	/* the sealed object's name, for the Unseal's HMAC */
-	uint8_t item_name[2 + TPM2_POLICY_MAX];
-	size_t item_name_len;
-	bool salted;
-	struct tpm2_session session;
-	struct tpm2_writer w;
-	struct tpm2_reader r;
-	uint8_t cmd[TPM2_COMMAND_MAX];
-	uint8_t resp[TPM2_COMMAND_MAX];
-	char *why;
-	size_t why_size;
-};
-
-static unsigned rc_base(unsigned rc)
-{
-	return rc & RC_FMT1 ? rc & 0xbf : rc;
-}
-
-static int refused(struct tpm *tpm, const char *command, int rc)
-{
-	unsigned base = rc_base((unsigned)rc);
-	int r = -EIO;
-
-	if (rc < 0) {
-		set_why(tpm->why, tpm->why_size, "%s: %s", command,
-			rc == -EPROTO ? "the TPM's answer could not be read" : strerror(-rc));
-		return rc;
-	}
-	if (base == RC_AUTH_FAIL || base == RC_BAD_AUTH) {
-		r = -EACCES;
-		set_why(tpm->why, tpm->why_size, "the TPM refused the PIN");
-	} else if (base == RC_LOCKOUT) {
-		r = -ENOLCK;
-		set_why(tpm->why, tpm->why_size, "the TPM is locked out after too many wrong PINs "
-			"(it lets one try again after its recovery time)");
-	} else if (base == RC_POLICY_FAIL) {
-		r = -EKEYREJECTED;
-		set_why(tpm->why, tpm->why_size, "the TPM refused %s: its policy is not met", command);
-	} else if (base == RC_INTEGRITY && streq(command, "TPM2_Load")) {
-		set_why(tpm->why, tpm->why_size, "the key was sealed by another TPM, or under another "
-			"owner seed (TPM2_Load: TPM_RC 0x%x)", (unsigned)rc);
-	} else
-		set_why(tpm->why, tpm->why_size, "the TPM refused %s: TPM_RC 0x%x", command,
-			(unsigned)rc);
-	return r;
-}
-
-/* Sends the command in tpm->w: 0 with tpm->r past the response's header; else -errno, with
- * why naming the command. A TPM busy with a self test or a yield is asked again. */
-static int run(struct tpm *tpm, const char *command)
-{
-	int len = tpm2_command_end(&tpm->w);
-	int r = len;
-
-	for (int tries = 0; len > 0 && tries < 20; tries++) {
-		r = tpm2_device_transceive(tpm->fd, tpm->cmd, (size_t)len, tpm->resp,
-					   sizeof(tpm->resp));
-		if (r >= 0)
-			r = tpm2_response_begin(&tpm->r, tpm->resp, (size_t)r);
-		if (r != RC_RETRY && r != RC_YIELDED && r != RC_TESTING)
-			break;
-		usleep(50 * 1000);
-	}
-	return r == 0 ? 0 : refused(tpm, command, r);
-}
-
-static void begin(struct tpm *tpm, uint16_t tag, uint32_t code)
-{
-	tpm2_writer_init(&tpm->w, tpm->cmd, sizeof(tpm->cmd));
-	tpm2_command_begin(&tpm->w, tag, code);
-}
 
 /* The public area of systemd's parent (tpm2-util.c's primary templates): a storage key, AES
  * 128 CFB for its children, of the token's algorithm, its unique field empty. */
@@ -195,7 +87,7 @@ static int create_primary(struct tpm *tpm, uint16_t alg, uint32_t *handle)
 {
 	int r;
 
-	begin(tpm, TPM_ST_SESSIONS, TPM_CC_CREATE_PRIMARY);
+	tpm2_begin(tpm, TPM_ST_SESSIONS, TPM_CC_CREATE_PRIMARY);
 	tpm2_put32(&tpm->w, TPM_RH_OWNER);
 	tpm2_put_password_session(&tpm->w, NULL, 0);
 	tpm2_put16(&tpm->w, 4); /* inSensitive: empty userAuth and data */
@@ -204,7 +96,7 @@ static int create_primary(struct tpm *tpm, uint16_t alg, uint32_t *handle)
 	put_primary_template(&tpm->w, alg);
 	tpm2_put_2b(&tpm->w, NULL, 0); /* outsideInfo */
 	tpm2_put32(&tpm->w, 0);        /* creationPCR: none */
-	r = run(tpm, "TPM2_CreatePrimary");
+	r = tpm2_run(tpm, "TPM2_CreatePrimary");
 	if (r == 0) {
 		const uint8_t *public = NULL;
 		size_t n = 0;
@@ -215,7 +107,7 @@ static int create_primary(struct tpm *tpm, uint16_t alg, uint32_t *handle)
 		if (public)
 			read_ecc_point(tpm, public, n);
 		else
-			r = refused(tpm, "TPM2_CreatePrimary", -EPROTO);
+			r = tpm2_refused(tpm, "TPM2_CreatePrimary", -EPROTO);
 	}
 	return r;
 }
@@ -239,14 +131,14 @@ static int use_srk(struct tpm *tpm, const struct tpm2_token *t, uint32_t *handle
 		set_why(tpm->why, tpm->why_size, "its tpm2_srk names no persistent key");
 		return -EINVAL;
 	}
-	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_READ_PUBLIC);
+	tpm2_begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_READ_PUBLIC);
 	tpm2_put32(&tpm->w, *handle);
-	r = run(tpm, "TPM2_ReadPublic");
+	r = tpm2_run(tpm, "TPM2_ReadPublic");
 	if (r == 0) {
 		public = tpm2_get_2b(&tpm->r, &public_len);
 		name = tpm2_get_2b(&tpm->r, &name_len);
 		if (!public || !name)
-			r = refused(tpm, "TPM2_ReadPublic", -EPROTO);
+			r = tpm2_refused(tpm, "TPM2_ReadPublic", -EPROTO);
 		else if (name_len != want_len || memcmp(name, want, name_len) != 0) {
 			r = -EKEYREJECTED;
 			set_why(tpm->why, tpm->why_size, "the TPM's key at 0x%08x is not the SRK the "
@@ -275,18 +167,18 @@ static int load(struct tpm *tpm, uint32_t parent, const struct tpm2_token *t, ui
 			"and a public part, %zu bytes in all)", t->blob_len);
 		return -EINVAL;
 	}
-	begin(tpm, TPM_ST_SESSIONS, TPM_CC_LOAD);
+	tpm2_begin(tpm, TPM_ST_SESSIONS, TPM_CC_LOAD);
 	tpm2_put32(&tpm->w, parent);
 	tpm2_put_password_session(&tpm->w, NULL, 0);
 	tpm2_put_bytes(&tpm->w, t->blob, t->blob_len);
-	r = run(tpm, "TPM2_Load");
+	r = tpm2_run(tpm, "TPM2_Load");
 	if (r == 0) {
 		const uint8_t *name;
 
 		*handle = tpm2_get32(&tpm->r);
 		name = tpm2_response_parameters(&tpm->r) == 0 ? tpm2_get_2b(&tpm->r, &n_private) : NULL;
 		if (!name || n_private > sizeof(tpm->item_name))
-			r = refused(tpm, "TPM2_Load", -EPROTO);
+			r = tpm2_refused(tpm, "TPM2_Load", -EPROTO);
 		else {
 			memcpy(tpm->item_name, name, n_private);
 			tpm->item_name_len = n_private;
@@ -308,7 +200,7 @@ static int start_policy_session(struct tpm *tpm, uint32_t parent, uint32_t *sess
 	tpm->salted = r == 0 && tpm->parent_x_len &&
 		      tpm2_session_ecc_salt(tpm->parent_x, tpm->parent_x_len, tpm->parent_y,
 					    tpm->parent_y_len, point, s) == 0;
-	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_START_AUTH_SESSION);
+	tpm2_begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_START_AUTH_SESSION);
 	tpm2_put32(&tpm->w, tpm->salted ? parent : TPM_RH_NULL); /* tpmKey */
 	tpm2_put32(&tpm->w, TPM_RH_NULL);                        /* bind */
 	tpm2_put_2b(&tpm->w, s->nonce_caller, sizeof(s->nonce_caller));
@@ -324,12 +216,12 @@ static int start_policy_session(struct tpm *tpm, uint32_t parent, uint32_t *sess
 		tpm2_put16(&tpm->w, TPM_ALG_NULL);
 	}
 	tpm2_put16(&tpm->w, TPM2_ALG_SHA256);
-	r = r < 0 ? r : run(tpm, "TPM2_StartAuthSession");
+	r = r < 0 ? r : tpm2_run(tpm, "TPM2_StartAuthSession");
 	if (r == 0) {
 		*session = tpm2_get32(&tpm->r);
 		nonce = tpm2_get_2b(&tpm->r, &n);
 		if (!nonce || n != sizeof(s->nonce_tpm))
-			r = refused(tpm, "TPM2_StartAuthSession", -EPROTO);
+			r = tpm2_refused(tpm, "TPM2_StartAuthSession", -EPROTO);
 		else
 			memcpy(s->nonce_tpm, nonce, n);
 	}
@@ -338,46 +230,13 @@ static int start_policy_session(struct tpm *tpm, uint32_t parent, uint32_t *sess
 	return r;
 }
 
-/* PolicyPCR with no digest: the TPM takes the PCRs' values now. */
-static int policy_pcr(struct tpm *tpm, uint32_t session, uint16_t bank, uint32_t pcrs)
-{
-	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_POLICY_PCR);
-	tpm2_put32(&tpm->w, session);
-	tpm2_put_2b(&tpm->w, NULL, 0);
-	tpm2_put32(&tpm->w, 1); /* TPML_PCR_SELECTION of one bank */
-	tpm2_put16(&tpm->w, bank);
-	tpm2_put8(&tpm->w, 3);
-	tpm2_put8(&tpm->w, (uint8_t)pcrs);
-	tpm2_put8(&tpm->w, (uint8_t)(pcrs >> 8));
-	tpm2_put8(&tpm->w, (uint8_t)(pcrs >> 16));
-	return run(tpm, "TPM2_PolicyPCR");
-}
-
 /* The PIN: proven with an HMAC in a salted session (PolicyAuthValue), else sent as it is
  * (PolicyPassword); both leave the policy digest systemd sealed with. */
 static int policy_pin(struct tpm *tpm, uint32_t session)
 {
-	begin(tpm, TPM_ST_NO_SESSIONS, tpm->salted ? TPM_CC_POLICY_AUTH_VALUE : TPM_CC_POLICY_PASSWORD);
+	tpm2_begin(tpm, TPM_ST_NO_SESSIONS, tpm->salted ? TPM_CC_POLICY_AUTH_VALUE : TPM_CC_POLICY_PASSWORD);
 	tpm2_put32(&tpm->w, session);
-	return run(tpm, tpm->salted ? "TPM2_PolicyAuthValue" : "TPM2_PolicyPassword");
-}
-
-static int policy_digest(struct tpm *tpm, uint32_t session, uint8_t *out, size_t *len)
-{
-	const uint8_t *d;
-	int r;
-
-	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_POLICY_GET_DIGEST);
-	tpm2_put32(&tpm->w, session);
-	r = run(tpm, "TPM2_PolicyGetDigest");
-	if (r == 0) {
-		d = tpm2_get_2b(&tpm->r, len);
-		if (!d || *len > TPM2_POLICY_MAX)
-			r = refused(tpm, "TPM2_PolicyGetDigest", -EPROTO);
-		else
-			memcpy(out, d, *len);
-	}
-	return r;
+	return tpm2_run(tpm, tpm->salted ? "TPM2_PolicyAuthValue" : "TPM2_PolicyPassword");
 }
 
 #define SESSION_ENCRYPT 0x40 /* TPMA_SESSION encrypt: the response's first parameter */
@@ -431,7 +290,7 @@ static int open_response(struct tpm *tpm, uint8_t *data, size_t len, const uint8
 	attrs = tpm2_get8(&tpm->r);
 	hmac = tpm2_get_2b(&tpm->r, &hmac_len);
 	if (!nonce || !hmac || nonce_len != sizeof(s->nonce_tpm))
-		return refused(tpm, "TPM2_Unseal", -EPROTO);
+		return tpm2_refused(tpm, "TPM2_Unseal", -EPROTO);
 	memcpy(s->nonce_tpm, nonce, nonce_len);
 	if (!tpm2_session_response_ok(s, TPM_CC_UNSEAL, params, params_len, attrs, hmac, hmac_len)) {
 		set_why(tpm->why, tpm->why_size, "the TPM's answer to TPM2_Unseal does not carry the "
@@ -449,11 +308,11 @@ static int unseal(struct tpm *tpm, uint32_t item, uint32_t session, const uint8_
 	size_t params_len = 0;
 	int r;
 
-	begin(tpm, TPM_ST_SESSIONS, TPM_CC_UNSEAL);
+	tpm2_begin(tpm, TPM_ST_SESSIONS, TPM_CC_UNSEAL);
 	tpm2_put32(&tpm->w, item);
 	r = put_policy_session(tpm, session, TPM_CC_UNSEAL, auth, auth_len);
 	if (r == 0)
-		r = run(tpm, "TPM2_Unseal");
+		r = tpm2_run(tpm, "TPM2_Unseal");
 	if (r == 0) {
 		d = NULL;
 		if (tpm2_response_parameters(&tpm->r) == 0) {
@@ -462,7 +321,7 @@ static int unseal(struct tpm *tpm, uint32_t item, uint32_t session, const uint8_
 			d = tpm2_get_2b(&tpm->r, len);
 		}
 		if (!d || *len == 0 || *len > size)
-			r = refused(tpm, "TPM2_Unseal", -EPROTO);
+			r = tpm2_refused(tpm, "TPM2_Unseal", -EPROTO);
 		else {
 			memcpy(out, d, *len);
 			if (tpm->salted)
@@ -470,21 +329,6 @@ static int unseal(struct tpm *tpm, uint32_t item, uint32_t session, const uint8_
 		}
 	}
 	return r;
-}
-
-static void flush(struct tpm *tpm, uint32_t handle)
-{
-	size_t why_size = tpm->why_size;
-
-	if (handle == 0)
-		return;
-	begin(tpm, TPM_ST_NO_SESSIONS, TPM_CC_FLUSH_CONTEXT);
-	tpm2_put32(&tpm->w, handle);
-	/* a failed flush leaves a handle the resource manager drops when the helper exits; the
-	 * reason of what failed before stays */
-	tpm->why_size = 0;
-	(void)run(tpm, "TPM2_FlushContext");
-	tpm->why_size = why_size;
 }
 
 static void pcr_list(uint32_t pcrs, char *out, size_t size)
@@ -498,19 +342,22 @@ static void pcr_list(uint32_t pcrs, char *out, size_t size)
 }
 
 /* The policy session as sealed, its digest checked against the token's. */
-static int satisfy_policy(struct tpm *tpm, const struct tpm2_token *t, uint32_t session)
+static int satisfy_policy(struct tpm *tpm, const struct tpm2_token *t, uint32_t session,
+			  const char *signature)
 {
 	uint8_t digest[TPM2_POLICY_MAX];
 	size_t len = 0;
 	char pcrs[64];
 	int r = 0;
 
-	if (t->pcrs)
-		r = policy_pcr(tpm, session, t->bank, t->pcrs);
+	if (t->pubkey_len)
+		r = tpm2_policy_signed_pcrs(tpm, session, t, signature);
+	if (r == 0 && t->pcrs)
+		r = tpm2_policy_pcr(tpm, session, t->bank, t->pcrs);
 	if (r == 0 && t->pin)
 		r = policy_pin(tpm, session);
 	if (r == 0 && t->policy_hash_len)
-		r = policy_digest(tpm, session, digest, &len);
+		r = tpm2_policy_digest(tpm, session, digest, &len);
 	if (r == 0 && t->policy_hash_len &&
 	    (len != t->policy_hash_len || memcmp(digest, t->policy_hash, len) != 0)) {
 		pcr_list(t->pcrs, pcrs, sizeof(pcrs));
@@ -526,10 +373,7 @@ static int unsupported(const struct tpm2_token *t, char *why, size_t why_size)
 {
 	int r = -EOPNOTSUPP;
 
-	if (t->pubkey_len)
-		set_why(why, why_size, "it is sealed to a signed PCR policy (tpm2_pubkey), which this "
-			"earlymount does not unseal");
-	else if (t->pcrlock)
+	if (t->pcrlock)
 		set_why(why, why_size, "it is sealed to a pcrlock policy, which earlymount does not "
 			"read");
 	else
@@ -545,7 +389,8 @@ bool tpm2_unseal_encrypted(void)
 }
 
 int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin, size_t pin_len,
-		uint8_t *out, size_t size, size_t *len, char *why, size_t why_size)
+		const char *signature, uint8_t *out, size_t size, size_t *len, char *why,
+		size_t why_size)
 {
 	static struct tpm tpm;
 	/* primary: made here and flushed; parent: the persistent SRK, kept */
@@ -580,16 +425,16 @@ int tpm2_unseal(const char *device, const struct tpm2_token *t, const char *pin,
 	if (r == 0)
 		r = start_policy_session(&tpm, primary ? primary : parent, &session);
 	if (r == 0)
-		r = satisfy_policy(&tpm, t, session);
+		r = satisfy_policy(&tpm, t, session, signature);
 	if (r == 0) {
 		r = unseal(&tpm, item, session, auth, auth_len, out, size, len);
 		last_encrypted = r == 0 && tpm.salted;
 		if (r == 0)
 			session = 0; /* ended by the command */
 	}
-	flush(&tpm, session);
-	flush(&tpm, item);
-	flush(&tpm, primary);
+	tpm2_flush(&tpm, session);
+	tpm2_flush(&tpm, item);
+	tpm2_flush(&tpm, primary);
 out:
 	explicit_bzero(auth, sizeof(auth));
 	explicit_bzero(tpm.resp, sizeof(tpm.resp));

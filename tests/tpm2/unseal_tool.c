@@ -1,10 +1,11 @@
 /* tests/tpm2's driver: unseals a systemd-tpm2 token (its JSON in a file, as `cryptsetup token
  * export` writes it) through a TPM simulator's socket with earlymount-luks's own code, and
  * prints the passphrase it gives the keyslot, so that the host's cryptsetup can check it.
- *   unseal_tool TOKEN.json SOCKET [PIN]
+ *   [TPM2_SIGNATURE=FILE] unseal_tool TOKEN.json SOCKET [PIN]
  * Exit 0; 3 the PIN was refused; 4 the PCRs differ; 5 another refusal (the reason on stderr). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base64.h"
@@ -31,7 +32,7 @@ int main(int argc, char **argv)
 	r = tpm2_token_parse(json, n, &t, why, sizeof(why));
 	if (r == 0)
 		r = tpm2_unseal(argv[2], &t, argc == 4 ? argv[3] : NULL, argc == 4 ? strlen(argv[3]) : 0,
-				secret, sizeof(secret), &len, why, sizeof(why));
+				getenv("TPM2_SIGNATURE"), secret, sizeof(secret), &len, why, sizeof(why));
 	if (r < 0) {
 		fprintf(stderr, "unseal_tool: %s\n", why);
 		return r == -EACCES ? 3 : r == -EKEYREJECTED ? 4 : 5;
