@@ -135,19 +135,41 @@ build_initramfs() { # ARCH [VARIANT]
 # kernel with the initramfs of VARIANT and "console=… APPEND" without a menu. With UKI=yes,
 # a unified kernel image that `earlymount uki` built of the same is the removable-media
 # loader instead, started by the firmware itself.
-build_esp_tree() { # ARCH DIR VARIANT APPEND [UKI]
+build_esp_tree() { # ARCH DIR VARIANT APPEND [UKI: no, yes, signed]
+	lib_uki=${5:-no}
 	rm -rf "$2"
 	mkdir -p "$2/EFI/BOOT" "$2/loader/entries" "$2/earlymount"
 	case $1 in
 	x86_64) lib_efi=BOOTX64.EFI lib_con=ttyS0 ;;
 	aarch64) lib_efi=BOOTAA64.EFI lib_con=ttyAMA0 ;;
 	esac
-	if [ "${5:-no}" = yes ]; then
-		"$build/$HOST_ARCH/earlymount" uki --arch "$1" --kernel "$(kernel_dir "$1")/vmlinuz" \
+	if [ "${5:-no}" != no ]; then
+		set -- "$@" --arch "$1" --kernel "$(kernel_dir "$1")/vmlinuz" \
 			--initrd "$(initramfs_image "$1" "$3")" --stub "$(extras_dir "$1")/linux.efi.stub" \
 			--os-release "$here/uki-os-release" --cmdline "console=$lib_con${4:+ $4}" \
-			-o "$2/EFI/BOOT/$lib_efi" || return 1
-		return 0
+			-o "$2/EFI/BOOT/$lib_efi"
+		shift 5
+		# signed: the PCR 11 values of its boot phases signed with the test key, which
+		# systemd-measure 252 calculates with a TPM (a software one, for the time)
+		if [ "$lib_uki" = signed ]; then
+			test_signing_key || return 1
+			lib_port=$((20000 + $$ % 20000 + 100))
+			lib_tpm=$(mktemp -d) || return 1
+			swtpm socket --tpm2 --tpmstate "dir=$lib_tpm" --server "type=tcp,port=$lib_port,bindaddr=127.0.0.1" \
+				--ctrl "type=tcp,port=$((lib_port + 1)),bindaddr=127.0.0.1" \
+				--flags not-need-init,startup-clear -d --pid "file=$lib_tpm/pid" || return 1
+			set -- "$@" --pcr-private-key "$build/qemu/keys/test.key" \
+				--pcr-public-key "$build/qemu/keys/test.pub" \
+				--tpm2-device "swtpm:host=127.0.0.1,port=$lib_port"
+		fi
+		"$build/$HOST_ARCH/earlymount" uki "$@"
+		lib_rc=$?
+		if [ "$lib_uki" = signed ]; then
+			kill "$(cat "$lib_tpm/pid")" 2>/dev/null
+			sleep 0.2
+			rm -rf "$lib_tpm"
+		fi
+		return $lib_rc
 	fi
 	cp "$(extras_dir "$1")/systemd-boot.efi" "$2/EFI/BOOT/$lib_efi"
 	# The EFI stub is in the compressed image, not in the PVH vmlinux.
@@ -241,11 +263,12 @@ build_image() { # ARCH IMAGE PARTS [ESP-DIR]
 
 # A self-signed key and certificate for repart's Verity=signature, made once per BUILD.
 test_signing_key() {
-	[ -s "$build/qemu/keys/test.crt" ] && return 0
+	[ -s "$build/qemu/keys/test.crt" ] && [ -s "$build/qemu/keys/test.pub" ] && return 0
 	mkdir -p "$build/qemu/keys"
 	openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=earlymount-test -days 36500 \
 		-keyout "$build/qemu/keys/test.key" -out "$build/qemu/keys/test.crt" >/dev/null 2>&1 ||
 		{ say "qemu: openssl could not make a test signing key"; return 1; }
+	openssl x509 -in "$build/qemu/keys/test.crt" -pubkey -noout >"$build/qemu/keys/test.pub"
 }
 
 # Writes IMAGE with systemd-repart (252 or later; root: it formats through loop devices) from
