@@ -169,6 +169,11 @@ install() {
             dfatal "earlymount: unable to install $earlymount_luks_bin"
             return 1
         }
+        # the prompt reads the host's layout (EARLYMOUNT_KEYMAP; a failure only warns)
+        local keymap
+        keymap=$(earlymount_keymap_for_image "${EARLYMOUNT_KEYMAP:-}")
+        [[ -n $keymap ]] && earlymount_install_keymap "$initdir" "$keymap" &&
+            dinfo "earlymount: with the keymap $keymap for the passphrase prompt"
     fi
     for stack in lvm md; do
         r=0
