@@ -59,7 +59,8 @@ void boot_prepare_steps(struct boot *b, const struct plan *plan, struct execute_
 		boot_release_held(b, HELD_LOAD);
 	watch = (struct ask_watch){ b->devices.uevent_fd, load_modules_while_asking, b };
 	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
-				     .load_module = load_module, .data = b, .watch = &watch };
+				     .load_module = load_module, .data = b, .watch = &watch,
+				     .tpm2_wait = b->opts.tpm2_wait };
 }
 
 static bool tried_early(const struct boot *b, const char *luks_uuid)

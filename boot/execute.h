@@ -24,6 +24,7 @@ struct execute_ctx {
 	void *data;
 	/* What a passphrase prompt does while it waits (ask_password.h); may be NULL. */
 	const struct ask_watch *watch;
+	int tpm2_wait;                /* systemd.tpm2_wait= (luks_open.h) */
 	char why[EXECUTE_WHY];        /* after a failure: what failed, why, and what to try */
 	size_t failed;                /* after execute_steps() failed: the index of that step */
 };

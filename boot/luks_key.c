@@ -16,40 +16,23 @@
 #include "fileio.h"
 #include "luks_helper.h"
 #include "luks_key.h"
+#include "node_wait.h"
 #include "plan.h"
 #include "probe.h"
 #include "util.h"
 
 #define KEY_MOUNT EARLYMOUNT_RUN "/key-device"
-#define DEVICE_POLL_MS 200
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /* The device node, waited for up to timeout_sec. The executor has turned a tag (UUID=,
  * LABEL=) into the node of a disk found at boot already; one still a tag was not found. */
 static int find_device(const char *spec, int timeout_sec, char *node, size_t size)
 {
-	struct stat st;
-	long waited = 0;
-	int r = -ENOENT;
+	const char *paths[] = { spec, NULL };
+	int r = spec[0] == '/' ? node_wait(paths, true, timeout_sec > 0 ? timeout_sec * 1000 : 0,
+					   NULL)
+			       : -ENOENT;
 
-	while (spec[0] == '/') {
-		if (stat(spec, &st) == 0 && S_ISBLK(st.st_mode)) {
-			r = copy_str(node, size, spec);
-			break;
-		}
-		if (waited >= (long)(timeout_sec > 0 ? timeout_sec : 0) * 1000)
-			break;
-		sleep_ms(DEVICE_POLL_MS);
-		waited += DEVICE_POLL_MS;
-	}
-	return r;
+	return r < 0 ? r : copy_str(node, size, spec);
 }
 
 static int read_key_file(int dir_fd, const char *path, const struct luks_options *o,

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,11 +21,14 @@
 #include "luks.h"
 #include "luks_helper.h"
 #include "luks_key.h"
+#include "luks_measure.h"
+#include "node_wait.h"
 #include "luks_open.h"
 #include "timing.h"
 #include "util.h"
 
 #define HELPER_MESSAGE 256
+#define HELPER_OUTPUT 1024 /* the message, and the measurement line (luks_helper.h) */
 #define CACHED_MAX 4
 
 /* Passphrases typed at this boot, newest first; wiped by luks_forget(). */
@@ -63,7 +67,40 @@ void luks_forget(void)
 	n_cached = 0;
 }
 
-static void read_message(int fd, char *msg, size_t size)
+/* src into dst, cut to fit. */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* The helper's output: its message (the first other line) into msg, its measurement line
+ * into measured (may be NULL). */
+static void split_output(char *out, char *msg, size_t msg_size, char *measured,
+			 size_t measured_size)
+{
+	bool have_msg = false;
+
+	msg[0] = '\0';
+	if (measured)
+		measured[0] = '\0';
+	for (char *line = out, *next; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if (startswith(line, LUKS_MEASURE_PREFIX " ")) {
+			if (measured)
+				copy_cut(measured, measured_size, line);
+		} else if (!have_msg) {
+			copy_cut(msg, msg_size, line);
+			have_msg = true;
+		}
+	}
+}
+
+static void read_output(int fd, char *msg, size_t size)
 {
 	size_t used = 0;
 	char sink[128];
@@ -80,13 +117,14 @@ static void read_message(int fd, char *msg, size_t size)
 			used += (size_t)n;
 	}
 	msg[used] = '\0';
-	msg[strcspn(msg, "\n")] = '\0';
 }
 
-/* Runs the helper with key on its stdin: its exit code, or -errno when it could not run. */
+/* Runs the helper with key on its stdin: its exit code, or -errno when it could not run. msg
+ * gets its one line of reason, measured its measurement line (may be NULL). */
 static int run_helper(const char *const argv[], const char *key, size_t len, char *msg,
-		      size_t msg_size)
+		      size_t msg_size, char *measured, size_t measured_size)
 {
+	static char out[HELPER_OUTPUT];
 	int key_pipe[2] = { -1, -1 }, msg_pipe[2] = { -1, -1 };
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, saved;
 	int status = 0;
@@ -112,7 +150,8 @@ static int run_helper(const char *const argv[], const char *key, size_t len, cha
 	sigaction(SIGPIPE, &saved, NULL);
 	close(key_pipe[1]);
 	key_pipe[1] = -1;
-	read_message(msg_pipe[0], msg, msg_size);
+	read_output(msg_pipe[0], out, sizeof(out));
+	split_output(out, msg, msg_size, measured, measured_size);
 	r = child_wait(pid, &status);
 	if (r < 0)
 		goto out;
@@ -134,7 +173,7 @@ static int check_header(const struct luks_request *req, char *why, size_t why_si
 {
 	const char *argv[] = { LUKS_HELPER_PATH, "check", req->device, NULL };
 	char msg[HELPER_MESSAGE];
-	int code = run_helper(argv, "", 0, msg, sizeof(msg));
+	int code = run_helper(argv, "", 0, msg, sizeof(msg), NULL, 0);
 
 	if (code == LUKS_EXIT_OK)
 		return 0;
@@ -169,6 +208,8 @@ static size_t open_args(const char *argv[], const char *command, const struct lu
 		argv[n++] = "--no-read-workqueue";
 	if (o->no_write_workqueue)
 		argv[n++] = "--no-write-workqueue";
+	if (o->tpm2_measure_pcr >= 0)
+		argv[n++] = "--measure";
 	argv[n] = NULL;
 	return n;
 }
@@ -201,17 +242,31 @@ static int helper_failure(const struct luks_request *req, int code, const char *
 	return r;
 }
 
+/* After an opening with --measure: the volume key's measurement. */
+static void measure(const struct luks_request *req, const struct luks_options *o, int code,
+		    const char *measured)
+{
+	if (code != LUKS_EXIT_OK || o->tpm2_measure_pcr < 0)
+		return;
+	if (measured[0])
+		luks_measure_volume_key(req->prompt, o, o->tpm2_measure_pcr, measured);
+	else
+		log_warn("%s: earlymount-luks did not measure the volume key: PCR %d is not extended",
+			 req->prompt, o->tpm2_measure_pcr);
+}
+
 /* Opens req's device with key. 0; -EPERM when the key opens no key slot; else -errno with
  * why set: what the helper said, and what to try. */
 static int try_key(const struct luks_request *req, const struct luks_options *o,
 		   const char *key, size_t len, char *why, size_t why_size)
 {
 	const char *argv[12];
-	char msg[HELPER_MESSAGE];
+	char msg[HELPER_MESSAGE], measured[HELPER_OUTPUT];
 	int code;
 
 	open_args(argv, "open", req, o);
-	code = run_helper(argv, key, len, msg, sizeof(msg));
+	code = run_helper(argv, key, len, msg, sizeof(msg), measured, sizeof(measured));
+	measure(req, o, code, measured);
 	return code == LUKS_EXIT_OK	     ? 0
 	       : code == LUKS_EXIT_BAD_KEY ? -EPERM
 					   : helper_failure(req, code, msg, why, why_size);
@@ -241,17 +296,42 @@ out:
 	return r;
 }
 
-/* Whether a TPM is there to ask: tpm2-device= names one, else the kernel drives one. */
-static const char *tpm_device(const struct luks_options *o, char *arg, size_t size)
+/* Whether a TPM that is not there yet is worth waiting for: systemd.tpm2_wait= when given,
+ * else systemd-cryptsetup's rule: not when an EFI firmware saw none (no TPM2 ACPI table, no
+ * event log of its measurements), else yes. */
+static bool tpm_expected(const struct luks_request *req)
 {
-	const char *path = o->tpm2_device[0] && !streq(o->tpm2_device, "auto") ? o->tpm2_device : NULL;
+	if (req->tpm2_wait >= 0)
+		return req->tpm2_wait;
+	return access("/sys/firmware/efi", F_OK) < 0 ||
+	       access("/sys/firmware/acpi/tables/TPM2", F_OK) == 0 ||
+	       access("/sys/kernel/security/tpm0/binary_bios_measurements", F_OK) == 0;
+}
 
-	if (path ? access(path, F_OK) < 0
-		 : access("/dev/tpmrm0", F_OK) < 0 && access("/dev/tpm0", F_OK) < 0)
+/* The TPM to ask, as the helper's argument: tpm2-device= names one, else the kernel's,
+ * waited for token-timeout= when one is expected. NULL when there is none. */
+static const char *tpm_device(const struct luks_request *req, const struct luks_options *o,
+			      char *arg, size_t size)
+{
+	const char *named[] = { o->tpm2_device, NULL };
+	const char *kernel[] = { "/dev/tpmrm0", "/dev/tpm0", NULL };
+	const char *const *paths = o->tpm2_device[0] && !streq(o->tpm2_device, "auto") ? named
+											 : kernel;
+	int found = node_wait(paths, false, 0, NULL);
+
+	if (found < 0 && tpm_expected(req)) {
+		if (o->token_timeout_sec)
+			log_info("%s: waiting up to %d s for a TPM to unseal its TPM2 token "
+				 "(token-timeout=)", req->prompt, o->token_timeout_sec);
+		else
+			log_info("%s: waiting for a TPM to unseal its TPM2 token (token-timeout=0: "
+				 "no limit)", req->prompt);
+		found = node_wait(paths, false, o->token_timeout_sec ? o->token_timeout_sec * 1000 : -1,
+				  req->watch);
+	}
+	if (found < 0)
 		return NULL;
-	snprintf(arg, size, "--tpm2-device=%s", path ? path : access("/dev/tpmrm0", F_OK) == 0
-								 ? "/dev/tpmrm0"
-								 : "/dev/tpm0");
+	snprintf(arg, size, "--tpm2-device=%s", paths[found]);
 	return arg;
 }
 
@@ -262,25 +342,34 @@ static int try_tpm2(const struct luks_request *req, const struct luks_options *o
 		    size_t why_size)
 {
 	const char *argv[12];
-	char prompt[512], pin[ASK_PASSWORD_MAX], device_arg[96], msg[HELPER_MESSAGE];
+	char prompt[512], pin[ASK_PASSWORD_MAX], device_arg[96], pcrs_arg[32], msg[HELPER_MESSAGE];
+	char measured[HELPER_OUTPUT];
 	int len = 0, attempt = 0, code;
 	double asked;
 	int r = -ENOKEY;
 	size_t n;
 
-	if (!tpm_device(o, device_arg, sizeof(device_arg))) {
-		set_why(why, why_size, "no TPM2 device%s to unseal its TPM2 token", o->tpm2_device[0] &&
-			!streq(o->tpm2_device, "auto") ? " at tpm2-device=" : "");
+	if (!tpm_device(req, o, device_arg, sizeof(device_arg))) {
+		set_why(why, why_size, "no TPM2 device%s to unseal its TPM2 token%s",
+			o->tpm2_device[0] && !streq(o->tpm2_device, "auto") ? " at tpm2-device=" : "",
+			!tpm_expected(req) ? " (the firmware saw none)"
+			: req->tpm2_wait == 0 ? " (systemd.tpm2_wait=no)"
+					      : " appeared within token-timeout=");
 		log_warn("%s: %s%s", req->prompt, why, o->headless ? "" : "; asking for the passphrase");
 		goto out;
 	}
 	(void)mlock(pin, sizeof(pin));
 	n = open_args(argv, "tpm2", req, o);
 	argv[n++] = device_arg;
+	if (o->tpm2_pcrs_given) {
+		snprintf(pcrs_arg, sizeof(pcrs_arg), "--tpm2-pcrs=%x", (unsigned)o->tpm2_pcrs);
+		argv[n++] = pcrs_arg;
+	}
 	argv[n] = NULL;
 	snprintf(prompt, sizeof(prompt), "Please enter TPM2 PIN for disk %s: ", req->prompt);
 	for (;;) {
-		code = run_helper(argv, pin, (size_t)len, msg, sizeof(msg));
+		code = run_helper(argv, pin, (size_t)len, msg, sizeof(msg), measured,
+				  sizeof(measured));
 		if (code != LUKS_EXIT_PIN || (attempt && o->tries && attempt >= o->tries) || o->headless)
 			break;
 		if (attempt)
@@ -301,6 +390,7 @@ static int try_tpm2(const struct luks_request *req, const struct luks_options *o
 		r = 0;
 		log_info("%s: opened with its TPM2 token (%s)", req->prompt,
 			 startswith(msg, "earlymount-luks: ") ? msg + strlen("earlymount-luks: ") : msg);
+		measure(req, o, code, measured);
 	} else if (code == LUKS_EXIT_NO_TOKEN || code == LUKS_EXIT_PIN) {
 		set_why(why, why_size, "the TPM2 token did not open it: %s",
 			msg[0] ? msg : "earlymount-luks failed");
@@ -377,6 +467,7 @@ int luks_open(const struct luks_request *req, char *why, size_t why_size)
 
 	if (r < 0)
 		goto out;
+	o.tpm2_measure_pcr = luks_measure_pcr(&o, req->identity, req->prompt);
 	if (access(LUKS_HELPER_PATH, X_OK) < 0) {
 		r = -ENOENT;
 		set_why(why, why_size, "%s is encrypted and this initramfs cannot unlock it: it has "

@@ -2,6 +2,7 @@
  * passphrase typed earlier at this boot, or one asked for on the consoles. Effect layer. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ask_watch;
@@ -20,6 +21,12 @@ struct luks_request {
 	const struct ask_watch *watch;
 	/* the systemd-tpm2 tokens the probe found in the header: none, no TPM asked */
 	unsigned tpm2_tokens;
+	/* a discovered root or /var: its volume key is measured into PCR 15 unless
+	 * tpm2-measure-pcr= says otherwise (systemd-gpt-auto-generator's choice) */
+	bool identity;
+	/* systemd.tpm2_wait=: 1 wait for a TPM that is not there yet, 0 never, -1 as
+	 * systemd-cryptsetup (unless the firmware of an EFI boot saw no TPM) */
+	int tpm2_wait;
 };
 
 /* 0, or -errno with why saying what failed and what to try: -EPERM after the last wrong

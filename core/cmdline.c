@@ -53,6 +53,7 @@ enum list_id {
 	KEY("systemd.set_credential_binary", FORM_VALUE,  cmdline_set_credential,          LIST_NONE)      \
 	KEY("systemd.import_credentials",  FORM_OPTIONAL, cmdline_set_import_credentials,  LIST_NONE)      \
 	KEY("rd.systemd.import_credentials", FORM_OPTIONAL, cmdline_set_import_credentials, LIST_NONE)    \
+	KEY("systemd.tpm2_wait",           FORM_OPTIONAL, cmdline_set_tpm2_wait,           LIST_NONE)      \
 	KEY("systemd.volatile",            FORM_OPTIONAL, cmdline_set_volatile,            LIST_NONE)      \
 	KEY("systemd.verity",              FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \
 	KEY("rd.systemd.verity",           FORM_OPTIONAL, cmdline_set_verity,              LIST_NONE)      \
@@ -157,6 +158,7 @@ void options_init(struct options *opts)
 	opts->rw = -1;
 	opts->gpt_auto = true;
 	opts->import_credentials = true;
+	opts->tpm2_wait = -1;
 	opts->verity = true;
 	opts->luks.enabled = true;
 	opts->lvm.enabled = true;

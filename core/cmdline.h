@@ -141,6 +141,7 @@ struct options {
 	 * again where they are imported: they are kept out of these options and every message) */
 	bool import_credentials;
 	unsigned n_credentials;
+	int tpm2_wait;           /* systemd.tpm2_wait=: 1, 0, or -1 when not given */
 	bool verity;             /* systemd.verity= / rd.systemd.verity=, default true */
 	bool fallback;           /* earlymount.fallback=: the next newest root or /usr when the
 				  * newest fails, default true */

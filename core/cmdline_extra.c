@@ -93,3 +93,13 @@ int cmdline_set_import_credentials(struct options *o, const char *value, const c
 {
 	return cmdline_set_bool(value, &o->import_credentials, why);
 }
+
+int cmdline_set_tpm2_wait(struct options *o, const char *value, const char **why)
+{
+	bool wait = false;
+	int r = cmdline_set_bool(value, &wait, why);
+
+	if (r == 0)
+		o->tpm2_wait = wait;
+	return r;
+}

@@ -24,6 +24,8 @@ key_handler cmdline_set_mount_extra, cmdline_set_swap_extra;
 /* cmdline_extra.c: systemd.set_credential=, systemd.set_credential_binary= (counted, never
  * stored or shown), systemd.import_credentials=. */
 key_handler cmdline_set_credential, cmdline_set_import_credentials;
+/* cmdline_extra.c: systemd.tpm2_wait=, whether a TPM2 token waits for its TPM. */
+key_handler cmdline_set_tpm2_wait;
 
 /* cmdline_console.c: rd.vconsole.keymap=, vconsole.keymap=. */
 key_handler cmdline_set_keymap;

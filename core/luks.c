@@ -10,6 +10,7 @@
 #include "cmdline.h"
 #include "luks.h"
 #include "parse.h"
+#include "tpm2_command.h"
 #include "util.h"
 
 enum luks_word {
@@ -25,10 +26,24 @@ enum luks_word {
 	WORD_KEYFILE_OFFSET,
 	WORD_KEYFILE_SIZE,
 	WORD_TPM2_DEVICE,
+	WORD_TOKEN_TIMEOUT,
+	WORD_TPM2_PCRS,
+	WORD_TPM2_MEASURE_PCR,
+	WORD_TPM2_MEASURE_BANK,
 	WORD_IGNORED,
 };
 
-enum value_kind { VALUE_NONE, VALUE_COUNT, VALUE_SPAN, VALUE_BYTES, VALUE_OPTIONAL_BOOL, VALUE_DEVICE };
+enum value_kind {
+	VALUE_NONE,
+	VALUE_COUNT,
+	VALUE_SPAN,
+	VALUE_BYTES,
+	VALUE_OPTIONAL_BOOL,
+	VALUE_DEVICE,
+	VALUE_PCRS,       /* PCRs joined by '+', by number or systemd's name */
+	VALUE_PCR_OR_BOOL,
+	VALUE_BANKS,      /* bank names joined by ':' */
+};
 
 /* crypttab's words earlymount acts on; "luks" and "x-initrd.attach" say what is true anyway. */
 static const struct luks_word_name {
@@ -49,9 +64,80 @@ static const struct luks_word_name {
 	{ "keyfile-offset", WORD_KEYFILE_OFFSET, VALUE_BYTES },
 	{ "keyfile-size", WORD_KEYFILE_SIZE, VALUE_BYTES },
 	{ "tpm2-device", WORD_TPM2_DEVICE, VALUE_DEVICE },
+	{ "token-timeout", WORD_TOKEN_TIMEOUT, VALUE_SPAN },
+	{ "tpm2-pcrs", WORD_TPM2_PCRS, VALUE_PCRS },
+	{ "tpm2-measure-pcr", WORD_TPM2_MEASURE_PCR, VALUE_PCR_OR_BOOL },
+	{ "tpm2-measure-bank", WORD_TPM2_MEASURE_BANK, VALUE_BANKS },
+	/* a token says itself whether it wants a PIN; systemd reads this word only when it
+	 * unseals a key given outside the header, which earlymount does not */
+	{ "tpm2-pin", WORD_IGNORED, VALUE_OPTIONAL_BOOL },
 	{ "luks", WORD_IGNORED, VALUE_NONE },
 	{ "x-initrd.attach", WORD_IGNORED, VALUE_NONE },
 };
+
+/* The PCRs systemd names (tpm2-util.c's table, the UAPI's PCR registry). */
+static const struct {
+	const char *name;
+	unsigned pcr;
+} pcr_names[] = {
+	{ "platform-code", 0 },       { "platform-config", 1 },    { "external-code", 2 },
+	{ "external-config", 3 },     { "boot-loader-code", 4 },   { "boot-loader-config", 5 },
+	{ "host-platform", 6 },       { "secure-boot-policy", 7 }, { "kernel-initrd", 9 },
+	{ "ima", 10 },                { "kernel-boot", 11 },       { "kernel-config", 12 },
+	{ "sysexts", 13 },            { "shim-policy", 14 },       { "system-identity", 15 },
+	{ "debug", 16 },              { "application-support", 23 },
+};
+
+/* One PCR, by number or name: 0, or -EINVAL. */
+static int parse_pcr(const char *v, size_t len, unsigned *pcr)
+{
+	uint64_t n = 0;
+	int r = parse_decimal(v, len, TPM2_PCRS - 1, &n);
+
+	*pcr = (unsigned)n;
+	for (size_t i = 0; i < ARRAY_SIZE(pcr_names) && r < 0; i++)
+		if (strlen(pcr_names[i].name) == len && memcmp(pcr_names[i].name, v, len) == 0) {
+			*pcr = pcr_names[i].pcr;
+			r = 0;
+		}
+	return r < 0 ? -EINVAL : 0;
+}
+
+/* "7+11", "secure-boot-policy+kernel-boot", "" (no PCR): a mask. */
+static int parse_pcr_list(const char *v, size_t len, uint64_t *mask)
+{
+	int r = 0;
+
+	*mask = 0;
+	/* each '+' must be followed by a PCR: "7+" is refused */
+	for (size_t at = 0; len && at <= len && r == 0;) {
+		size_t n = 0;
+		unsigned pcr;
+
+		while (at + n < len && v[at + n] != '+')
+			n++;
+		r = parse_pcr(v + at, n, &pcr);
+		*mask |= UINT64_C(1) << pcr;
+		at += n + 1;
+	}
+	return r;
+}
+
+/* "sha256:sha1": each a bank systemd names. */
+static int check_banks(const char *v, size_t len)
+{
+	int r = len ? 0 : -EINVAL;
+
+	for (size_t at = 0; at <= len && r == 0;) {
+		size_t n = 0;
+
+		while (at + n < len && v[at + n] != ':')
+			n++;
+		r = tpm2_bank_by_name(v + at, n) ? 0 : -EINVAL;
+		at += n + 1;
+	}
+	return r;
+}
 
 static const struct luks_word_name *word_by_name(const char *w, size_t len, const char **value)
 {
@@ -109,6 +195,27 @@ static int parse_value(const struct luks_word_name *f, const char *v, size_t len
 			    ? 0
 			    : -EINVAL;
 		break;
+	case VALUE_PCRS:
+		r = v ? parse_pcr_list(v, len, n) : -EINVAL;
+		break;
+	case VALUE_PCR_OR_BOOL:
+		r = -EINVAL;
+		if (v && len < sizeof(text)) {
+			unsigned pcr;
+
+			memcpy(text, v, len);
+			text[len] = '\0';
+			r = parse_pcr(v, len, &pcr);
+			*n = (uint64_t)pcr;
+			if (r < 0 && (r = parse_boolean(text)) >= 0)
+				*n = r ? LUKS_MEASURE_PCR : (uint64_t)(int64_t)LUKS_MEASURE_NO;
+		}
+		break;
+	case VALUE_BANKS:
+		r = v && len < sizeof(((struct luks_options *)0)->tpm2_measure_banks)
+			    ? check_banks(v, len)
+			    : -EINVAL;
+		break;
 	case VALUE_SPAN:
 		if (v && len < sizeof(text)) {
 			memcpy(text, v, len);
@@ -135,7 +242,14 @@ static void apply_word(struct luks_options *o, enum luks_word id, uint64_t n)
 	case WORD_KEYFILE_TIMEOUT: o->keyfile_timeout_sec = (int)n; break;
 	case WORD_KEYFILE_OFFSET: o->keyfile_offset = n; break;
 	case WORD_KEYFILE_SIZE: o->keyfile_size = n; break;
+	case WORD_TOKEN_TIMEOUT: o->token_timeout_sec = (int)n; break;
+	case WORD_TPM2_PCRS:
+		o->tpm2_pcrs_given = true;
+		o->tpm2_pcrs = (uint32_t)n;
+		break;
+	case WORD_TPM2_MEASURE_PCR: o->tpm2_measure_pcr = (int)(int64_t)n; break;
 	case WORD_TPM2_DEVICE: break;
+	case WORD_TPM2_MEASURE_BANK: break;
 	case WORD_IGNORED: break;
 	}
 }
@@ -147,6 +261,8 @@ int luks_options_parse(const char *text, struct luks_options *o, char *why, size
 	memset(o, 0, sizeof(*o));
 	o->tries = LUKS_DEFAULT_TRIES;
 	o->keyfile_timeout_sec = -1;
+	o->token_timeout_sec = LUKS_DEFAULT_TOKEN_TIMEOUT;
+	o->tpm2_measure_pcr = LUKS_MEASURE_DEFAULT;
 	for (const char *w = text ? text : ""; *w && r == 0;) {
 		size_t len = strcspn(w, ",");
 		const char *value;
@@ -161,11 +277,18 @@ int luks_options_parse(const char *text, struct luks_options *o, char *why, size
 					: f->value == VALUE_SPAN ? "a time span expected (10s, 2min)"
 					: f->value == VALUE_OPTIONAL_BOOL ? "yes or no expected"
 					: f->value == VALUE_DEVICE ? "auto or a device path expected"
+					: f->value == VALUE_PCRS ? "PCRs joined by '+' expected (7+11)"
+					: f->value == VALUE_PCR_OR_BOOL ? "yes, no or a PCR (0 to 23) expected"
+					: f->value == VALUE_BANKS ? "banks joined by ':' expected ("
+								    TPM2_BANK_NAMES ")"
 					: "a number expected");
 			else
 				apply_word(o, f->id, n);
 			if (r == 0 && f->value == VALUE_DEVICE)
 				snprintf(o->tpm2_device, sizeof(o->tpm2_device), "%.*s",
+					 (int)(len - (size_t)(value - w)), value);
+			if (r == 0 && f->value == VALUE_BANKS)
+				snprintf(o->tpm2_measure_banks, sizeof(o->tpm2_measure_banks), "%.*s",
 					 (int)(len - (size_t)(value - w)), value);
 		} else if (len) {
 			unknown_add(o, w, len);
@@ -211,6 +334,22 @@ void luks_options_format(const struct luks_options *o, char *out, size_t size)
 		ADD("%skeyfile-size=%" PRIu64, used ? "," : "", o->keyfile_size);
 	if (o->tpm2_device[0])
 		ADD("%stpm2-device=%s", used ? "," : "", o->tpm2_device);
+	if (o->token_timeout_sec != LUKS_DEFAULT_TOKEN_TIMEOUT)
+		ADD("%stoken-timeout=%ds", used ? "," : "", o->token_timeout_sec);
+	if (o->tpm2_pcrs_given) {
+		ADD("%stpm2-pcrs=", used ? "," : "");
+		for (unsigned pcr = 0, first = 1; pcr < TPM2_PCRS; pcr++)
+			if (o->tpm2_pcrs & (UINT32_C(1) << pcr)) {
+				ADD("%s%u", first ? "" : "+", pcr);
+				first = 0;
+			}
+	}
+	if (o->tpm2_measure_pcr == LUKS_MEASURE_NO)
+		ADD("%stpm2-measure-pcr=no", used ? "," : "");
+	else if (o->tpm2_measure_pcr >= 0)
+		ADD("%stpm2-measure-pcr=%d", used ? "," : "", o->tpm2_measure_pcr);
+	if (o->tpm2_measure_banks[0])
+		ADD("%stpm2-measure-bank=%s", used ? "," : "", o->tpm2_measure_banks);
 #undef ADD
 }
 

@@ -8,6 +8,10 @@
 #include <stdint.h>
 
 #define LUKS_DEFAULT_TRIES 3
+#define LUKS_DEFAULT_TOKEN_TIMEOUT 30 /* seconds a TPM is waited for, as systemd-cryptsetup */
+#define LUKS_MEASURE_DEFAULT (-2)     /* tpm2-measure-pcr= not given */
+#define LUKS_MEASURE_NO (-1)
+#define LUKS_MEASURE_PCR 15           /* tpm2-measure-pcr=yes: systemd's "system identity" */
 
 struct luks_options {
 	bool readonly;
@@ -22,6 +26,11 @@ struct luks_options {
 	uint64_t keyfile_offset; /* bytes of the key file skipped */
 	uint64_t keyfile_size;   /* bytes of the key file read; 0: all of it */
 	char tpm2_device[64];    /* tpm2-device=: "auto", a device path, "" when not given */
+	int token_timeout_sec;   /* token-timeout=: how long a TPM is waited for; 0: forever */
+	bool tpm2_pcrs_given;    /* tpm2-pcrs=: only the tokens sealed to exactly these PCRs */
+	uint32_t tpm2_pcrs;
+	int tpm2_measure_pcr;    /* tpm2-measure-pcr=: 0 to 23, LUKS_MEASURE_NO or _DEFAULT */
+	char tpm2_measure_banks[48]; /* tpm2-measure-bank=: "sha256:sha1", "" for the TPM's */
 	char unknown[128];       /* words not known, comma-separated, for a note */
 };
 

@@ -68,6 +68,25 @@ void tpm2_end_2b(struct tpm2_writer *w, size_t mark)
 	w->buf[mark + 1] = (uint8_t)n;
 }
 
+size_t tpm2_begin_sized32(struct tpm2_writer *w)
+{
+	size_t mark = w->len;
+
+	tpm2_put32(w, 0);
+	return mark;
+}
+
+void tpm2_end_sized32(struct tpm2_writer *w, size_t mark)
+{
+	size_t end = w->len;
+
+	if (w->overflow)
+		return;
+	w->len = mark;
+	tpm2_put32(w, (uint32_t)(end - mark - 4));
+	w->len = end;
+}
+
 void tpm2_command_begin(struct tpm2_writer *w, uint16_t tag, uint32_t code)
 {
 	w->len = 0;

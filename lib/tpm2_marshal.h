@@ -30,6 +30,9 @@ void tpm2_put_2b(struct tpm2_writer *w, const void *p, size_t n);
  * tpm2_end_2b() fills it in. */
 size_t tpm2_begin_2b(struct tpm2_writer *w);
 void tpm2_end_2b(struct tpm2_writer *w, size_t mark);
+/* The same with a 32-bit size: the authorization area of a command. */
+size_t tpm2_begin_sized32(struct tpm2_writer *w);
+void tpm2_end_sized32(struct tpm2_writer *w, size_t mark);
 
 /* A command: tag (TPM_ST_*), its size filled in by tpm2_command_end(), its code. */
 void tpm2_command_begin(struct tpm2_writer *w, uint16_t tag, uint32_t code);

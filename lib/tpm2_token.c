@@ -11,33 +11,6 @@
 #include "tpm2_token.h"
 #include "util.h"
 
-static const struct {
-	uint16_t alg;
-	const char *name;
-	size_t size;
-} banks[] = {
-	{ TPM2_ALG_SHA1, "sha1", 20 },
-	{ TPM2_ALG_SHA256, "sha256", 32 },
-	{ TPM2_ALG_SHA384, "sha384", 48 },
-	{ TPM2_ALG_SHA512, "sha512", 64 },
-};
-
-const char *tpm2_bank_name(uint16_t alg)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(banks); i++)
-		if (banks[i].alg == alg)
-			return banks[i].name;
-	return NULL;
-}
-
-size_t tpm2_bank_digest_size(uint16_t alg)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(banks); i++)
-		if (banks[i].alg == alg)
-			return banks[i].size;
-	return 0;
-}
-
 struct reading {
 	struct tpm2_token *t;
 	bool seen_type, seen_blob, seen_keyslot;
@@ -125,11 +98,8 @@ static bool named(struct json_reader *r, uint16_t *out, bool bank)
 		*out = streq(name, "ecc") ? TPM2_ALG_ECC : streq(name, "rsa") ? TPM2_ALG_RSA : 0;
 		return *out || json_fail(r, "the primary key's algorithm is neither ecc nor rsa");
 	}
-	*out = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(banks); i++)
-		if (streq(banks[i].name, name))
-			*out = banks[i].alg;
-	return *out || json_fail(r, "not a PCR bank (sha1, sha256, sha384, sha512)");
+	*out = tpm2_bank_by_name(name, strlen(name));
+	return *out || json_fail(r, "not a PCR bank (" TPM2_BANK_NAMES ")");
 }
 
 static bool field(struct json_reader *r, const char *key, void *data)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tpm2_command.h"
+
 #define TPM2_BLOB_MAX 2048   /* TPM2B_PRIVATE then TPM2B_PUBLIC, as sealed */
 #define TPM2_POLICY_MAX 64   /* the policy digest, in the bank's hash */
 #define TPM2_SALT_MAX 64
@@ -16,10 +18,6 @@
 
 /* TPM_ALG_* of the primary key and of the PCR bank. */
 #define TPM2_ALG_RSA 0x0001
-#define TPM2_ALG_SHA1 0x0004
-#define TPM2_ALG_SHA256 0x000b
-#define TPM2_ALG_SHA384 0x000c
-#define TPM2_ALG_SHA512 0x000d
 #define TPM2_ALG_ECC 0x0023
 
 struct tpm2_token {
@@ -51,8 +49,3 @@ int tpm2_token_parse(const char *json, size_t len, struct tpm2_token *out, char 
 struct json_reader;
 /* A json_array() element that is a PCR index, 0 to 23, added to the uint32_t mask at data. */
 bool tpm2_json_pcr(struct json_reader *r, size_t index, void *data);
-
-/* "sha256" for TPM2_ALG_SHA256, …; NULL for another. */
-const char *tpm2_bank_name(uint16_t alg);
-/* The size of a bank's digests, 0 for one not known. */
-size_t tpm2_bank_digest_size(uint16_t alg);

@@ -6,6 +6,7 @@
 #include <libcryptsetup.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -16,6 +17,7 @@
 #include "luks_helper.h"
 #include "token_unlock.h"
 #include "util.h"
+#include "volume_key.h"
 
 
 static const struct activation_flag {
@@ -33,8 +35,8 @@ struct request {
 	const char *name; /* NULL: test the key only */
 	bool header_only; /* check: read the header, no key */
 	bool tpm2;        /* the key from a systemd-tpm2 token; stdin holds a PIN */
-	const char *tpm;  /* --tpm2-device= */
-	uint32_t flags;
+	struct token_choice tokens; /* --tpm2-device=, --tpm2-pcrs= */
+	struct activation act;      /* NAME, the flags, --measure */
 };
 
 struct key {
@@ -63,9 +65,10 @@ static void keep_last_error(int level, const char *msg, void *data)
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: earlymount-luks open DEVICE NAME [--readonly] [--discard] [--no-read-workqueue]\n"
-		     "                                        [--no-write-workqueue]\n"
+		     "                                        [--no-write-workqueue] [--measure]\n"
 		     "       earlymount-luks test DEVICE\n"
 		     "       earlymount-luks tpm2 DEVICE NAME [the options of open] [--tpm2-device=PATH]\n"
+		     "                                        [--tpm2-pcrs=HEXMASK]\n"
 		     "       earlymount-luks tpm2-test DEVICE [--tpm2-device=PATH]\n"
 		     "       earlymount-luks check DEVICE\n"
 		     "The key is read from standard input until its end (at most %u bytes).\n",
@@ -74,13 +77,28 @@ static void usage(FILE *out)
 
 static int parse_flag(const char *option, struct request *req)
 {
-	if (req->tpm2 && strncmp(option, "--tpm2-device=", 14) == 0 && option[14]) {
-		req->tpm = option + 14;
+	const char *v;
+	char *end;
+
+	if (req->tpm2 && (v = startswith(option, "--tpm2-device=")) && *v) {
+		req->tokens.tpm = v;
+		return 0;
+	}
+	if (req->tpm2 && (v = startswith(option, "--tpm2-pcrs=")) && *v) {
+		unsigned long mask = strtoul(v, &end, 16);
+
+		req->tokens.pcrs_given = true;
+		req->tokens.pcrs = (uint32_t)mask;
+		if (!*end && mask < (1ul << 24))
+			return 0;
+	}
+	if (streq(option, "--measure") && req->name) {
+		req->act.measure = true;
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(activation_flags); i++)
 		if (streq(activation_flags[i].option, option) && req->name) {
-			req->flags |= activation_flags[i].flag;
+			req->act.flags |= activation_flags[i].flag;
 			return 0;
 		}
 	fprintf(stderr, "earlymount-luks: unknown option '%s'\n", option);
@@ -116,6 +134,7 @@ static int parse_args(int argc, char **argv, struct request *req)
 	req->device = argv[2];
 	if (open) {
 		req->name = argv[3];
+		req->act.name = req->name;
 		r = check_name(req->name);
 	}
 	for (int i = first_option; i < argc && r == 0; i++)
@@ -237,7 +256,7 @@ static int unlock_by_token(struct crypt_device *cd, const struct request *req,
 			   const struct key *key)
 {
 	char why[320];
-	int code = token_unlock(cd, req->name, req->flags, req->tpm, key->len ? key->bytes : NULL,
+	int code = token_unlock(cd, &req->act, &req->tokens, key->len ? key->bytes : NULL,
 				key->len, why, sizeof(why));
 
 	/* on success too: the one line says which token opened it, and how its key came */
@@ -268,7 +287,7 @@ static int unlock(const struct request *req, const struct key *key)
 		code = unlock_by_token(cd, req, key);
 		goto out;
 	}
-	r = crypt_activate_by_passphrase(cd, req->name, CRYPT_ANY_SLOT, key->bytes, key->len, req->flags);
+	r = activate(cd, &req->act, CRYPT_ANY_SLOT, key->bytes, key->len);
 	if (r < 0)
 		code = report_activation_failure(req, r);
 out:

@@ -3,14 +3,18 @@
  * small for the systems that need no encryption; `earlymount initramfs --luks` adds it.
  *
  *   earlymount-luks open DEVICE NAME [--readonly] [--discard] [--no-read-workqueue]
- *                                    [--no-write-workqueue]
+ *                                    [--no-write-workqueue] [--measure]
  *       reads the key (a passphrase, or a key file's bytes) from stdin until EOF and opens
- *       DEVICE as /dev/mapper/NAME
+ *       DEVICE as /dev/mapper/NAME. --measure: after the activation, one line on stdout,
+ *       LUKS_MEASURE_PREFIX then " BANK:HEX" for sha1, sha256, sha384 and sha512, then " "
+ *       and the measured string (volume_key.h): what tpm2-measure-pcr= extends the PCR with
  *   earlymount-luks test DEVICE
  *       reads the key the same way and only checks that it opens a key slot
  *   earlymount-luks tpm2 DEVICE NAME [the options of open] [--tpm2-device=PATH]
+ *                                    [--tpm2-pcrs=MASK]
  *       opens DEVICE with its systemd-tpm2 tokens: the TPM unseals the key (PATH: the TPM
- *       device, default /dev/tpmrm0); stdin holds the PIN when one was asked for, else nothing
+ *       device, default /dev/tpmrm0); stdin holds the PIN when one was asked for, else
+ *       nothing. MASK (hexadecimal): only the tokens sealed to exactly these PCRs
  *   earlymount-luks tpm2-test DEVICE [--tpm2-device=PATH]
  *       the same, only checking that a token's key opens its keyslot
  *   earlymount-luks check DEVICE
@@ -24,6 +28,9 @@
 
 /* Where `earlymount initramfs --luks` puts the helper in the image. */
 #define LUKS_HELPER_PATH "/usr/lib/earlymount/earlymount-luks"
+
+/* The start of --measure's line. */
+#define LUKS_MEASURE_PREFIX "measured-key"
 
 /* The longest key read from stdin: cryptsetup's own default limit for key files (8 MiB). */
 #define LUKS_KEY_MAX (8u * 1024 * 1024)

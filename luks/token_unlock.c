@@ -12,12 +12,14 @@
 #include "tpm2_token.h"
 #include "tpm2_unseal.h"
 #include "util.h"
+#include "volume_key.h"
 
 #define TOKENS_MAX 32
 
 /* One token: LUKS_EXIT_OK once it opened; the reason in why otherwise. */
-static int try_token(struct crypt_device *cd, int id, const char *name, uint32_t flags,
-		     const char *tpm, const char *pin, size_t pin_len, char *why, size_t why_size)
+static int try_token(struct crypt_device *cd, int id, const struct activation *a,
+		     const struct token_choice *choice, const char *pin, size_t pin_len, char *why,
+		     size_t why_size)
 {
 	static struct tpm2_token t;
 	uint8_t secret[TPM2_SECRET_MAX];
@@ -32,13 +34,17 @@ static int try_token(struct crypt_device *cd, int id, const char *name, uint32_t
 	r = tpm2_token_parse(json, strlen(json), &t, why, why_size);
 	if (r < 0)
 		goto out;
-	r = tpm2_unseal(tpm, &t, pin, pin_len, NULL, secret, sizeof(secret), &len, why, why_size);
+	if (choice->pcrs_given && t.pcrs != choice->pcrs) {
+		set_why(why, why_size, "sealed to other PCRs than tpm2-pcrs= names");
+		goto out;
+	}
+	r = tpm2_unseal(choice->tpm, &t, pin, pin_len, NULL, secret, sizeof(secret), &len, why, why_size);
 	if (r == -EACCES)
 		code = LUKS_EXIT_PIN;
 	if (r < 0)
 		goto out;
 	n = base64_encode(secret, len, passphrase, sizeof(passphrase));
-	r = crypt_activate_by_passphrase(cd, name, t.keyslot, passphrase, n, flags);
+	r = activate(cd, a, t.keyslot, passphrase, n);
 	if (r >= 0) {
 		code = LUKS_EXIT_OK;
 		/* said on success too, for PID 1's log: how the key came */
@@ -61,8 +67,9 @@ out:
 	return code;
 }
 
-int token_unlock(struct crypt_device *cd, const char *name, uint32_t flags, const char *tpm,
-		 const char *pin, size_t pin_len, char *why, size_t why_size)
+int token_unlock(struct crypt_device *cd, const struct activation *a,
+		 const struct token_choice *choice, const char *pin, size_t pin_len, char *why,
+		 size_t why_size)
 {
 	char reason[256] = "", first[300] = "";
 	int code = LUKS_EXIT_NO_TOKEN;
@@ -77,7 +84,7 @@ int token_unlock(struct crypt_device *cd, const char *name, uint32_t flags, cons
 			continue;
 		any = true;
 		reason[0] = '\0';
-		code = try_token(cd, id, name, flags, tpm, pin, pin_len, reason, sizeof(reason));
+		code = try_token(cd, id, a, choice, pin, pin_len, reason, sizeof(reason));
 		if (code == LUKS_EXIT_PIN)
 			pin_wanted = true;
 		if (code != LUKS_EXIT_OK && !first[0])

@@ -248,10 +248,9 @@ static int put_policy_session(struct tpm *tpm, uint32_t session, uint32_t code,
 {
 	struct tpm2_session *s = &tpm->session;
 	uint8_t hmac[TPM2_SESSION_DIGEST];
-	size_t mark = tpm->w.len, end;
+	size_t mark = tpm2_begin_sized32(&tpm->w);
 	int r = 0;
 
-	tpm2_put32(&tpm->w, 0);
 	tpm2_put32(&tpm->w, session);
 	if (tpm->salted) {
 		r = tpm2_session_nonce(s->nonce_caller);
@@ -267,12 +266,7 @@ static int put_policy_session(struct tpm *tpm, uint32_t session, uint32_t code,
 		tpm2_put8(&tpm->w, 0);         /* attributes: the session ends with the command */
 		tpm2_put_2b(&tpm->w, auth, auth_len);
 	}
-	if (!tpm->w.overflow) {
-		end = tpm->w.len;
-		tpm->w.len = mark;
-		tpm2_put32(&tpm->w, (uint32_t)(end - mark - 4));
-		tpm->w.len = end;
-	}
+	tpm2_end_sized32(&tpm->w, mark);
 	return r;
 }
 

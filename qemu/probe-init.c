@@ -385,23 +385,26 @@ static void emit_credentials(char *buf, size_t size)
 			emit("stub-file %s\n", stub_files[i]);
 }
 
-/* PCR 11 of each bank the kernel shows (/sys/class/tpm/tpm0/pcr-BANK/11, Linux 5.12+) as
- * "pcr11-BANK: HEX", and each line of systemd's measurement log as "measure-log: LINE" (its
- * record separators dropped). Nothing without a TPM. */
-static void emit_pcr11(char *buf, size_t size)
+/* PCRs 11 (the phases) and 15 (the volume key) of each bank the kernel shows
+ * (/sys/class/tpm/tpm0/pcr-BANK/N, Linux 5.12+) as "pcrN-BANK: HEX", and each line of
+ * systemd's measurement log as "measure-log: LINE" (its record separators dropped). Nothing
+ * without a TPM. */
+static void emit_pcrs(char *buf, size_t size)
 {
 	static const char *const banks[] = { "sha1", "sha256", "sha384", "sha512" };
+	static const int pcrs[] = { 11, 15 };
 	char *line, *save = NULL;
 
-	for (size_t i = 0; i < sizeof(banks) / sizeof(banks[0]); i++) {
-		char path[64];
+	for (size_t p = 0; p < sizeof(pcrs) / sizeof(pcrs[0]); p++)
+		for (size_t i = 0; i < sizeof(banks) / sizeof(banks[0]); i++) {
+			char path[64];
 
-		snprintf(path, sizeof(path), "/sys/class/tpm/tpm0/pcr-%s/11", banks[i]);
-		if (read_file(path, buf, size) == 0) {
-			buf[strcspn(buf, "\n")] = '\0';
-			emit("pcr11-%s: %s\n", banks[i], buf);
+			snprintf(path, sizeof(path), "/sys/class/tpm/tpm0/pcr-%s/%d", banks[i], pcrs[p]);
+			if (read_file(path, buf, size) == 0) {
+				buf[strcspn(buf, "\n")] = '\0';
+				emit("pcr%d-%s: %s\n", pcrs[p], banks[i], buf);
+			}
 		}
-	}
 	if (read_file("/run/log/systemd/tpm2-measure.log", buf, size) < 0)
 		return;
 	for (line = strtok_r(buf, "\n\x1e", &save); line; line = strtok_r(NULL, "\n\x1e", &save))
@@ -432,7 +435,7 @@ static void report_build(int argc, char **argv)
 	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
 	emit_swaps(buf, sizeof(buf));
 	emit_credentials(buf, sizeof(buf));
-	emit_pcr11(buf, sizeof(buf));
+	emit_pcrs(buf, sizeof(buf));
 	emit("timings:\n");
 	emit_lines("/run/earlymount/timings", buf, sizeof(buf));
 	/* the A/B fallback's record, when a newer version was passed over */

@@ -90,6 +90,8 @@ struct plan_step {
 	 * a journalled filesystem gets norecovery, as a plain partition's would. */
 	bool norecovery_if_journalled;
 	bool optional;                /* a failure is a warning and the boot goes on without it */
+	bool identity;                /* OP_UNLOCK: a discovered root or /var, whose volume key
+				       * systemd measures by default (luks_open.h) */
 	char reason[PLAN_TEXT];       /* one line: why this step */
 };
 

@@ -55,11 +55,52 @@ static void test_words(void **state)
 	(void)state;
 }
 
+/* The TPM2 words: the token filter, the wait, the measurement. */
+static void test_tpm2_words(void **state)
+{
+	char text[256];
+
+	assert_int_equal(luks_options_parse(NULL, &o, why, sizeof(why)), 0);
+	assert_int_equal(o.token_timeout_sec, LUKS_DEFAULT_TOKEN_TIMEOUT);
+	assert_int_equal(o.tpm2_measure_pcr, LUKS_MEASURE_DEFAULT);
+	assert_false(o.tpm2_pcrs_given);
+	assert_int_equal(luks_options_parse("tpm2-device=auto,token-timeout=5s,tpm2-pcrs=7+kernel-boot,"
+					    "tpm2-measure-pcr=yes,tpm2-measure-bank=sha256:sha1,"
+					    "tpm2-pin=yes", &o, why, sizeof(why)), 0);
+	assert_int_equal(o.token_timeout_sec, 5);
+	assert_true(o.tpm2_pcrs_given);
+	assert_int_equal(o.tpm2_pcrs, (1u << 7) | (1u << 11));
+	assert_int_equal(o.tpm2_measure_pcr, LUKS_MEASURE_PCR);
+	assert_string_equal(o.tpm2_measure_banks, "sha256:sha1");
+	assert_string_equal(o.unknown, "");
+	luks_options_format(&o, text, sizeof(text));
+	assert_string_equal(text, "tpm2-device=auto,token-timeout=5s,tpm2-pcrs=7+11,"
+				  "tpm2-measure-pcr=15,tpm2-measure-bank=sha256:sha1");
+	assert_int_equal(luks_options_parse(text, &o, why, sizeof(why)), 0);
+	assert_int_equal(o.tpm2_pcrs, (1u << 7) | (1u << 11));
+	/* a number is a PCR, a boolean word yes or no; an empty tpm2-pcrs= is no PCR */
+	assert_int_equal(luks_options_parse("tpm2-measure-pcr=1,tpm2-pcrs=", &o, why, sizeof(why)), 0);
+	assert_int_equal(o.tpm2_measure_pcr, 1);
+	assert_true(o.tpm2_pcrs_given);
+	assert_int_equal(o.tpm2_pcrs, 0);
+	assert_int_equal(luks_options_parse("tpm2-measure-pcr=no,token-timeout=0", &o, why,
+					    sizeof(why)), 0);
+	assert_int_equal(o.tpm2_measure_pcr, LUKS_MEASURE_NO);
+	assert_int_equal(o.token_timeout_sec, 0);
+	luks_options_format(&o, text, sizeof(text));
+	assert_string_equal(text, "token-timeout=0s,tpm2-measure-pcr=no");
+	(void)state;
+}
+
 static void test_malformed_values(void **state)
 {
 	static const char *const bad[] = {
 		"tries=", "tries=x", "tries=-1", "tries=99999999999", "timeout=soon", "discard=1",
 		"keyfile-offset=0x10", "keyfile-size", "headless=maybe", "keyfile-timeout=",
+		"tpm2-pcrs=24", "tpm2-pcrs=7+", "tpm2-pcrs=+7", "tpm2-pcrs=kernel", "tpm2-pcrs",
+		"tpm2-measure-pcr=24", "tpm2-measure-pcr=", "tpm2-measure-pcr=maybe",
+		"tpm2-measure-bank=", "tpm2-measure-bank=md5", "tpm2-measure-bank=sha256:",
+		"tpm2-measure-bank=sm3_256", "token-timeout=soon", "tpm2-pin=maybe",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -112,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_tpm2_words),
 		cmocka_unit_test(test_malformed_values),
 		cmocka_unit_test(test_unknown_words_are_cut_not_overflowed),
 		cmocka_unit_test(test_key_specs),

@@ -92,12 +92,85 @@ static void test_refused_and_malformed(void **state)
 	(void)state;
 }
 
+/* GetCapability(TPM_CAP_PCRS) answered with sha1 and sha256 whole, sha384 with PCRs 0-7
+ * only, and sm3_256 whole (kept: the answer of a TPM is read in full). */
+static void test_banks(void **state)
+{
+	static const uint8_t resp[] = {
+		0x80, 0x01, 0x00, 0x00, 0x00, 0x2b, 0x00, 0x00, 0x00, 0x00, /* header, success */
+		0x00,                                                       /* moreData */
+		0x00, 0x00, 0x00, 0x05,                                     /* TPM_CAP_PCRS */
+		0x00, 0x00, 0x00, 0x04,                                     /* four banks */
+		0x00, 0x04, 0x03, 0xff, 0xff, 0xff,                         /* sha1: all 24 */
+		0x00, 0x0b, 0x03, 0xff, 0xff, 0xff,                         /* sha256: all 24 */
+		0x00, 0x0c, 0x03, 0xff, 0x00, 0x00,                         /* sha384: 0-7 */
+		0x00, 0x12, 0x03, 0xff, 0xff, 0xff,                         /* sm3_256: all 24 */
+	};
+	uint8_t cmd[64];
+	struct tpm2_digests d;
+
+	assert_int_equal(tpm2_build_get_pcr_banks(cmd, sizeof(cmd)), 22);
+	assert_memory_equal(cmd, "\x80\x01\x00\x00\x00\x16\x00\x00\x01\x7a\x00\x00\x00\x05", 14);
+	assert_int_equal(tpm2_parse_get_pcr_banks(resp, sizeof(resp), &d), 0);
+	assert_int_equal(d.n, 3);
+	assert_string_equal(d.d[0].name, "sha1");
+	assert_string_equal(d.d[1].name, "sha256");
+	assert_int_equal(d.d[1].size, 32);
+	assert_string_equal(d.d[2].name, "sm3_256");
+	/* cut short: a bank's bitmap missing */
+	assert_int_equal(tpm2_parse_get_pcr_banks(resp, sizeof(resp) - 2, &d), -EPROTO);
+	(void)state;
+}
+
+static void test_extend(void **state)
+{
+	struct tpm2_digests d = { 2, { { TPM2_ALG_SHA1, "sha1", 20, { 0 } },
+				     { TPM2_ALG_SHA256, "sha256", 32, { 0 } } } };
+	uint8_t out[256];
+	int n;
+
+	memset(d.d[0].bytes, 0xaa, 20);
+	memset(d.d[1].bytes, 0xbb, 32);
+	n = tpm2_build_pcr_extend(15, &d, out, sizeof(out));
+	/* header 10, PCR 4, password session 13, count 4, (2 + 20) + (2 + 32) */
+	assert_int_equal(n, 10 + 4 + 13 + 4 + 22 + 34);
+	assert_memory_equal(out + 6, "\x00\x00\x01\x82\x00\x00\x00\x0f", 8);
+	assert_memory_equal(out + 27, "\x00\x00\x00\x02\x00\x04\xaa", 7);
+	assert_memory_equal(out + 53, "\x00\x0b\xbb", 3);
+	d.d[1].size = 20; /* a digest of the wrong size for its bank */
+	assert_int_equal(tpm2_build_pcr_extend(15, &d, out, sizeof(out)), -EINVAL);
+	d.d[1].size = 32;
+	assert_int_equal(tpm2_build_pcr_extend(24, &d, out, sizeof(out)), -EINVAL);
+	d.n = 0;
+	assert_int_equal(tpm2_build_pcr_extend(15, &d, out, sizeof(out)), -EINVAL);
+	assert_int_equal(tpm2_parse_pcr_extend((const uint8_t *)"\x80\x02\x00\x00\x00\x13\x00\x00"
+							     "\x00\x00\x00\x00\x00\x00\x00\x00\x01"
+							     "\x00\x00", 19), 0);
+	assert_int_equal(tpm2_parse_pcr_extend((const uint8_t *)"\x80\x01\x00\x00\x00\x0a\x00\x00"
+							     "\x09\x07", 10), 0x907);
+	(void)state;
+}
+
+static void test_bank_names(void **state)
+{
+	assert_int_equal(tpm2_bank_by_name("sha256", 6), TPM2_ALG_SHA256);
+	assert_int_equal(tpm2_bank_by_name("sha1:sha256", 4), TPM2_ALG_SHA1);
+	assert_int_equal(tpm2_bank_by_name("sm3_256", 7), 0); /* no token names it */
+	assert_int_equal(tpm2_bank_by_name("sha", 3), 0);
+	assert_string_equal(tpm2_bank_name(TPM2_ALG_SM3_256), "sm3_256");
+	assert_null(tpm2_bank_name(0x99));
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_refused_and_malformed),
+		cmocka_unit_test(test_banks),
+		cmocka_unit_test(test_extend),
+		cmocka_unit_test(test_bank_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
