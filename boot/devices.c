@@ -207,7 +207,12 @@ static void forget_disk(struct devices *d, const char *name)
 	disk_release(disk);
 	*disk = d->disks.disks[--d->disks.n];
 	disk_set_sort(&d->disks);
-	log_debug("%s went away", node);
+	/* a disk pulled out during the boot is worth a line; device-mapper devices come and go
+	 * by design (libcryptsetup's temporary ones) */
+	if (startswith(name, "dm-"))
+		log_debug("%s went away", node);
+	else
+		log_info("%s went away: no longer counted", node);
 }
 
 #define BATCH_MAX_DISKS 64
