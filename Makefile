@@ -717,7 +717,9 @@ check: check-uefi
 
 # ---- issue 8 (bench): earlymount against dracut+systemd, initramfs-tools and a hard-coded
 # "limit" initramfs, same kernel, disk and QEMU; then scaling and sizes. Slow: not in `check`.
-# Writes build/bench/results.md and chart.png (BENCH_BOOTS, BENCH_ARCHES narrow it).
+# Writes build/bench/results.md and chart.png (BENCH_BOOTS, BENCH_ARCHES narrow it). Issue 29:
+# BENCH_MODE=icount|tcg|both (default both): QEMU's deterministic mode, where the targets are
+# judged, and plain TCG beside it; BENCH_ICOUNT_SHIFT (default 0). See qemu/bench's header.
 .PHONY: bench
 bench: deps all
 	@KMOD_ROOT=$(KMOD_ROOT) ZSTD_ROOT=$(ZSTD_ROOT) CRYPTSETUP_ROOT=$(CRYPTSETUP_ROOT) LVM2_ROOT=$(LVM2_ROOT) \

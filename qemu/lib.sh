@@ -107,12 +107,15 @@ build_initramfs() { # ARCH [VARIANT]
 	# a UKI had booted: earlymount then does the whole import, the real systemd none
 	stubcreds) set -- "$1" --no-fsck --add tests/fixtures/stub-credential.cred:/.extra/global_credentials/earlymount.stub.cred ;;
 	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
-	# else Debian's of the arch (qemu/fsck-tools)
-	fsck | luks-fsck)
+	# else Debian's of the arch (qemu/fsck-tools); lvm-fsck is the bench's `--lvm` image
+	fsck | luks-fsck | lvm-fsck)
 		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
 		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
-		[ "$lib_variant" = fsck ] || set -- "$@" --luks ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, md)"; return 1 ;;
+		case $lib_variant in
+		luks-fsck) set -- "$@" --luks ;;
+		lvm-fsck) set -- "$@" --lvm ;;
+		esac ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md)"; return 1 ;;
 	esac
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
