@@ -10,9 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <unistd.h>
-#include <linux/if_alg.h>
 
 #include "luks_helper.h"
 #include "token_unlock.h"
@@ -185,33 +183,10 @@ static void wipe_key(struct key *key)
 	key->len = 0;
 }
 
-/* Whether the kernel crypto API answers as libcryptsetup's kernel backend first asks it to
- * (a sha256 hash over AF_ALG): without it, the library cannot even read a header. */
-static int probe_kernel_crypto(void)
+/* Reports a failure to open DEVICE or load its header, and says which exit code it is. The
+ * header's hashes are nettle's (libcryptsetup's backend), so no kernel module is involved. */
+static int report_load_failure(const struct request *req, int r)
 {
-	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "hash", .salg_name = "sha256" };
-	int fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	int r = 0;
-
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		r = -errno;
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
-/* Reports a failure to open DEVICE or load its header, and says which exit code it is.
- * device_found: crypt_init found the device, crypt_load failed. */
-static int report_load_failure(const struct request *req, int r, bool device_found)
-{
-	int crypto = device_found ? probe_kernel_crypto() : 0;
-
-	if (crypto < 0) {
-		fprintf(stderr, "earlymount-luks: unable to read the LUKS header of %s: the kernel's crypto API "
-				"cannot hash sha256 over AF_ALG (%s): the af_alg, algif_hash and sha256 modules are needed\n",
-			req->device, strerror(-crypto));
-		return LUKS_EXIT_FAILED;
-	}
 	fprintf(stderr, "earlymount-luks: unable to read the LUKS header of %s: %s\n", req->device,
 		last_error[0] ? last_error
 		: r == -EINVAL ? "no LUKS header found"
@@ -268,16 +243,13 @@ static int unlock(const struct request *req, const struct key *key)
 {
 	struct crypt_device *cd = NULL;
 	int code = LUKS_EXIT_OK;
-	bool device_found = false;
 	int r;
 
 	r = crypt_init(&cd, req->device);
-	if (r == 0) {
-		device_found = true;
+	if (r == 0)
 		r = crypt_load(cd, CRYPT_LUKS, NULL);
-	}
 	if (r < 0) {
-		code = report_load_failure(req, r, device_found);
+		code = report_load_failure(req, r);
 		goto out;
 	}
 	code = refuse_crashed_reencryption(cd, req);

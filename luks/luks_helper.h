@@ -49,12 +49,12 @@ enum luks_helper_exit {
 
 /* The kernel modules the helper's calls need, by module name, loaded by PID 1 before it runs
  * the helper and put in the image by `earlymount initramfs --luks` when the kernel has them
- * as modules. libcryptsetup's kernel crypto backend (AF_ALG) hashes and decrypts key slots in
- * the kernel; the kernel asks modprobe for a missing algorithm, and the initramfs has none,
- * so the algorithms LUKS2's defaults use (aes-xts-plain64, sha256, argon2id/pbkdf2 over
- * hmac(sha256)) are named here, and sha512, which systemd-cryptenroll's keyslots for TPM2
- * tokens use (pbkdf2 and the anti-forensic split over sha512). Missing ones are skipped: a
- * kernel may build them in. */
+ * as modules. libcryptsetup hashes with nettle (its crypto backend here) but decrypts key
+ * slots in the kernel (AF_ALG's skcipher, else a temporary dm-crypt device), and dm-crypt
+ * needs the volume's cipher; the kernel asks modprobe for a missing algorithm, and the
+ * initramfs has none, so the algorithms LUKS2's defaults use (aes-xts-plain64) are named
+ * here, with the hashes of dm-crypt's IV modes (essiv:sha256) and of older volumes' keyslot
+ * ciphers. Missing ones are skipped: a kernel may build them in. */
 #define LUKS_MODULES                                                                       \
 	"dm_mod", "dm_crypt", "af_alg", "algif_hash", "algif_skcipher", "xts", "ecb", "cbc", \
 		"hmac", "sha256_generic", "aes_generic", "aesni_intel", "sha256_ssse3",   \
