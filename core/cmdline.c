@@ -366,13 +366,23 @@ static void apply_param(struct parser *p, const char *key, const char *value)
 		report(p, r, "%s=%s: %s; ignored", key, shown(value_shown, value ? value : ""), why);
 }
 
+/* A key of list, or NULL: the list is compared first, so that each of join_lists()' passes
+ * compares each word with the list's one or two names, not with every key's. */
+static const struct cmdline_key *find_list_key(const char *name, enum list_id list)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (keys[i].list == list && keys[i].form == FORM_LIST && streq(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
 static void append_list_param(struct parser *p, const char *key, const char *value)
 {
 	char value_shown[SHOWN_SIZE];
-	const struct cmdline_key *k = find_key(key);
+	const struct cmdline_key *k = find_list_key(key, p->list);
 	int r;
 
-	if (!k || k->form != FORM_LIST || k->list != p->list || !value)
+	if (!k || !value)
 		return;
 	r = cmdline_list_append(p->opts, list_field(p->opts, p->list), value);
 	if (r < 0)
