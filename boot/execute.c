@@ -318,7 +318,7 @@ static int op_unlock(const struct plan_step *s, struct execute_ctx *ctx)
 	r = luks_open(&(struct luks_request){ mapper_name(s->target), dev, s->options, s->key_file,
 					      key_dev, s->prompt, ctx->ensure_fs, ctx->data,
 					      ctx->watch, s->part ? s->part->luks_tpm2 : 1,
-					      s->identity, ctx->tpm2_wait },
+					      s->identity, s->discovered, ctx->tpm2_wait },
 		      ctx->why, sizeof(ctx->why));
 out:
 	return r;

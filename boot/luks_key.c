@@ -3,6 +3,7 @@
  * alone is a file of the initramfs. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,9 @@
 static int find_device(const char *spec, int timeout_sec, char *node, size_t size)
 {
 	const char *paths[] = { spec, NULL };
-	int r = spec[0] == '/' ? node_wait(paths, true, timeout_sec > 0 ? timeout_sec * 1000 : 0,
-					   NULL)
-			       : -ENOENT;
+	/* node_wait() counts milliseconds in an int */
+	int ms = timeout_sec > INT_MAX / 1000 ? INT_MAX : timeout_sec > 0 ? timeout_sec * 1000 : 0;
+	int r = spec[0] == '/' ? node_wait(paths, true, ms, NULL) : -ENOENT;
 
 	return r < 0 ? r : copy_str(node, size, spec);
 }

@@ -42,7 +42,8 @@ static bool digest_from_line(const char *line, struct tpm2_digest *d)
 		int hi = hex_value(p[2 * i]), lo = hi < 0 ? -1 : hex_value(p[2 * i + 1]);
 
 		ok = hi >= 0 && lo >= 0;
-		d->bytes[i] = (uint8_t)(hi << 4 | lo);
+		if (ok)
+			d->bytes[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return ok && p[2 * d->size] == ' ';
 }
@@ -69,34 +70,45 @@ void luks_measure_volume_key(const char *what, const struct luks_options *o, int
 	struct tpm2_digests d;
 	/* the string is last, and may hold spaces (a device-mapper name's) */
 	const char *string = strstr(line, " cryptsetup:");
+	const char *device = o->tpm2_device[0] && !streq(o->tpm2_device, "auto") ? o->tpm2_device
+										  : NULL;
+	const char *step = "ask the TPM for its PCR banks";
 	char names[64];
 	int r = 0;
 
 	if (o->tpm2_measure_banks[0])
 		banks_named(o->tpm2_measure_banks, &d);
 	else
-		r = tpm2_measure_banks(&d);
+		r = tpm2_measure_banks(device, &d);
+	if (r == 0 && d.n == 0) {
+		step = "find a bank of all 24 PCRs in a hash systemd measures with";
+		r = -ENODATA;
+	}
 	for (size_t i = 0; r == 0 && i < d.n; i++)
 		r = digest_from_line(line, &d.d[i]) ? 0 : -EPROTO;
-	if (r == 0 && (d.n == 0 || !string))
+	if (r == 0 && !string)
 		r = -EPROTO;
-	if (r == 0)
-		r = tpm2_measure_extend((unsigned)pcr, &d);
+	if (r == 0) {
+		step = "extend the PCR";
+		r = tpm2_measure_extend(device, (unsigned)pcr, &d);
+	}
 	if (r == 0) {
 		tpm2_measure_bank_names(&d, names, sizeof(names));
 		log_info("%s: measured its volume key into PCR %d as '%s' (%s)", what, pcr,
 			 string + 1, names);
 		tpm2_measure_record((unsigned)pcr, &d, string + 1, "volume-key");
-	} else if (r == -ENOENT)
-		log_warn("%s: tpm2-measure-pcr= asks for its volume key in PCR %d, but this kernel "
-			 "drives no TPM: not measured", what, pcr);
+	} else if (r == -EPROTO)
+		log_warn("%s: unable to measure its volume key into PCR %d: earlymount-luks gave no "
+			 "HMAC of the TPM's banks", what, pcr);
 	else if (r < 0)
-		log_warn("%s: unable to measure its volume key into PCR %d: %s", what, pcr,
-			 r == -EPROTO ? "earlymount-luks gave no HMAC of the TPM's banks"
-				      : strerror(-r));
+		log_warn("%s: its volume key is not measured into PCR %d: unable to %s: %s", what,
+			 pcr, step, r == -ENODATA	       ? "the TPM has none"
+				    : r == -ENOENT && device ? "no such TPM at tpm2-device="
+				    : r == -ENOENT	     ? "this kernel drives no TPM"
+							     : strerror(-r));
 	else
-		log_warn("%s: the TPM refused to extend PCR %d with its volume key: response code "
-			 "0x%x%s", what, pcr, (unsigned)r,
+		log_warn("%s: its volume key is not measured into PCR %d: the TPM refused to %s: "
+			 "response code 0x%x%s", what, pcr, step, (unsigned)r,
 			 o->tpm2_measure_banks[0] ? " (does it keep the banks of tpm2-measure-bank=?)"
 						  : "");
 }

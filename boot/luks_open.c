@@ -6,6 +6,7 @@
  * is asked again. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "luks_key.h"
 #include "luks_measure.h"
 #include "node_wait.h"
+#include "tpm2_measure.h"
 #include "luks_open.h"
 #include "timing.h"
 #include "util.h"
@@ -296,38 +298,54 @@ out:
 	return r;
 }
 
-/* Whether a TPM that is not there yet is worth waiting for: systemd.tpm2_wait= when given,
- * else systemd-cryptsetup's rule: not when an EFI firmware saw none (no TPM2 ACPI table, no
- * event log of its measurements), else yes. */
-static bool tpm_expected(const struct luks_request *req)
+enum tpm_wait { TPM_WAIT, TPM_NOT_ASKED, TPM_SAID_NO, TPM_FIRMWARE_SAW_NONE };
+
+/* Whether a TPM that is not there yet is worth waiting for. systemd-cryptsetup waits only
+ * for a volume whose options name tpm2-device= (which systemd-gpt-auto-generator gives a
+ * discovered volume under a measuring stub), and not when an EFI firmware saw no TPM (no
+ * TPM2 ACPI table, no event log of its measurements); systemd.tpm2_wait= overrides both. */
+static enum tpm_wait tpm_wait_rule(const struct luks_request *req, const struct luks_options *o)
 {
+	bool efi_saw_none = access("/sys/firmware/efi", F_OK) == 0 &&
+			    access("/sys/firmware/acpi/tables/TPM2", F_OK) < 0 &&
+			    access("/sys/kernel/security/tpm0/binary_bios_measurements", F_OK) < 0;
+
 	if (req->tpm2_wait >= 0)
-		return req->tpm2_wait;
-	return access("/sys/firmware/efi", F_OK) < 0 ||
-	       access("/sys/firmware/acpi/tables/TPM2", F_OK) == 0 ||
-	       access("/sys/kernel/security/tpm0/binary_bios_measurements", F_OK) == 0;
+		return req->tpm2_wait ? TPM_WAIT : TPM_SAID_NO;
+	if (!o->tpm2_device[0] && !(req->discovered && tpm2_stub_measured("the TPM wait")))
+		return TPM_NOT_ASKED;
+	return efi_saw_none ? TPM_FIRMWARE_SAW_NONE : TPM_WAIT;
 }
 
+static const char *const tpm_wait_reasons[] = {
+	[TPM_WAIT] = " appeared within token-timeout=",
+	[TPM_NOT_ASKED] = " (tpm2-device= would wait for one)",
+	[TPM_SAID_NO] = " (systemd.tpm2_wait=no)",
+	[TPM_FIRMWARE_SAW_NONE] = " (the firmware saw none)",
+};
+
 /* The TPM to ask, as the helper's argument: tpm2-device= names one, else the kernel's,
- * waited for token-timeout= when one is expected. NULL when there is none. */
+ * waited for token-timeout= as tpm_wait_rule() says. NULL when there is none, with *rule. */
 static const char *tpm_device(const struct luks_request *req, const struct luks_options *o,
-			      char *arg, size_t size)
+			      char *arg, size_t size, enum tpm_wait *rule)
 {
 	const char *named[] = { o->tpm2_device, NULL };
 	const char *kernel[] = { "/dev/tpmrm0", "/dev/tpm0", NULL };
 	const char *const *paths = o->tpm2_device[0] && !streq(o->tpm2_device, "auto") ? named
 											 : kernel;
 	int found = node_wait(paths, false, 0, NULL);
+	/* node_wait() counts milliseconds in an int */
+	int wait_ms = o->token_timeout_sec > INT_MAX / 1000 ? INT_MAX : o->token_timeout_sec * 1000;
 
-	if (found < 0 && tpm_expected(req)) {
+	*rule = found < 0 ? tpm_wait_rule(req, o) : TPM_WAIT;
+	if (found < 0 && *rule == TPM_WAIT) {
 		if (o->token_timeout_sec)
 			log_info("%s: waiting up to %d s for a TPM to unseal its TPM2 token "
 				 "(token-timeout=)", req->prompt, o->token_timeout_sec);
 		else
 			log_info("%s: waiting for a TPM to unseal its TPM2 token (token-timeout=0: "
 				 "no limit)", req->prompt);
-		found = node_wait(paths, false, o->token_timeout_sec ? o->token_timeout_sec * 1000 : -1,
-				  req->watch);
+		found = node_wait(paths, false, wait_ms ? wait_ms : -1, req->watch);
 	}
 	if (found < 0)
 		return NULL;
@@ -346,15 +364,14 @@ static int try_tpm2(const struct luks_request *req, const struct luks_options *o
 	char measured[HELPER_OUTPUT];
 	int len = 0, attempt = 0, code;
 	double asked;
+	enum tpm_wait rule;
 	int r = -ENOKEY;
 	size_t n;
 
-	if (!tpm_device(req, o, device_arg, sizeof(device_arg))) {
+	if (!tpm_device(req, o, device_arg, sizeof(device_arg), &rule)) {
 		set_why(why, why_size, "no TPM2 device%s to unseal its TPM2 token%s",
 			o->tpm2_device[0] && !streq(o->tpm2_device, "auto") ? " at tpm2-device=" : "",
-			!tpm_expected(req) ? " (the firmware saw none)"
-			: req->tpm2_wait == 0 ? " (systemd.tpm2_wait=no)"
-					      : " appeared within token-timeout=");
+			tpm_wait_reasons[rule]);
 		log_warn("%s: %s%s", req->prompt, why, o->headless ? "" : "; asking for the passphrase");
 		goto out;
 	}

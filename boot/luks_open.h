@@ -24,6 +24,9 @@ struct luks_request {
 	/* a discovered root or /var: its volume key is measured into PCR 15 unless
 	 * tpm2-measure-pcr= says otherwise (systemd-gpt-auto-generator's choice) */
 	bool identity;
+	/* a partition discovery found (not one named on the command line): under a measuring
+	 * stub it waits for its TPM as tpm2-device=auto would (systemd-gpt-auto-generator) */
+	bool discovered;
 	/* systemd.tpm2_wait=: 1 wait for a TPM that is not there yet, 0 never, -1 as
 	 * systemd-cryptsetup (unless the firmware of an EFI boot saw no TPM) */
 	int tpm2_wait;

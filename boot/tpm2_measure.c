@@ -33,9 +33,10 @@ bool tpm2_stub_measured(const char *what)
 }
 
 /* One command, one response. */
-static int transceive(const uint8_t *cmd, int len, uint8_t *resp, size_t size)
+static int transceive(const char *device, const uint8_t *cmd, int len, uint8_t *resp,
+		      size_t size)
 {
-	int fd = tpm2_device_open();
+	int fd = device ? tpm2_device_open_path(device) : tpm2_device_open();
 	int r = fd < 0 ? fd : len;
 
 	if (r >= 0)
@@ -45,19 +46,20 @@ static int transceive(const uint8_t *cmd, int len, uint8_t *resp, size_t size)
 	return r;
 }
 
-int tpm2_measure_banks(struct tpm2_digests *banks)
+int tpm2_measure_banks(const char *device, struct tpm2_digests *banks)
 {
 	uint8_t cmd[TPM2_COMMAND_MAX], resp[TPM2_COMMAND_MAX];
-	int r = transceive(cmd, tpm2_build_get_pcr_banks(cmd, sizeof(cmd)), resp, sizeof(resp));
+	int r = transceive(device, cmd, tpm2_build_get_pcr_banks(cmd, sizeof(cmd)), resp,
+			   sizeof(resp));
 
 	return r < 0 ? r : tpm2_parse_get_pcr_banks(resp, (size_t)r, banks);
 }
 
-int tpm2_measure_extend(unsigned pcr, const struct tpm2_digests *d)
+int tpm2_measure_extend(const char *device, unsigned pcr, const struct tpm2_digests *d)
 {
 	uint8_t cmd[TPM2_COMMAND_MAX], resp[TPM2_COMMAND_MAX];
 	int len = tpm2_build_pcr_extend(pcr, d, cmd, sizeof(cmd));
-	int r = len < 0 ? len : transceive(cmd, len, resp, sizeof(resp));
+	int r = len < 0 ? len : transceive(device, cmd, len, resp, sizeof(resp));
 
 	return r < 0 ? r : tpm2_parse_pcr_extend(resp, (size_t)r);
 }

@@ -12,11 +12,12 @@
 bool tpm2_stub_measured(const char *what);
 
 /* The digests the TPM keeps banks for (all 24 PCRs allocated, a hash known here), by name
- * and size: 0, -errno (-ENOENT: no TPM device), or a TPM response code (> 0). */
-int tpm2_measure_banks(struct tpm2_digests *banks);
+ * and size: 0, -errno (-ENOENT: no TPM device), or a TPM response code (> 0). device: the
+ * TPM's path, NULL for the kernel's (/dev/tpmrm0, else /dev/tpm0). */
+int tpm2_measure_banks(const char *device, struct tpm2_digests *banks);
 
 /* PCR pcr extended with the digests d (PCR_Extend). 0, -errno, or a TPM response code. */
-int tpm2_measure_extend(unsigned pcr, const struct tpm2_digests *d);
+int tpm2_measure_extend(const char *device, unsigned pcr, const struct tpm2_digests *d);
 
 /* The event in systemd's JSON-SEQ record: pcr, d's digests, string and event_type
  * ("phase", "volume-key"). A failure to write is said. */

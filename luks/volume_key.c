@@ -75,7 +75,8 @@ int activate(struct crypt_device *cd, const struct activation *a, int keyslot,
 	     const char *passphrase, size_t len)
 {
 	static uint8_t vk[VOLUME_KEY_MAX];
-	char msg[512];
+	/* "cryptsetup:", a name of up to 127 bytes each as \xNN, ":", the UUID */
+	char msg[16 + 4 * 128 + 64];
 	size_t vk_len = sizeof(vk);
 	int r;
 

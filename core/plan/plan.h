@@ -92,6 +92,7 @@ struct plan_step {
 	bool optional;                /* a failure is a warning and the boot goes on without it */
 	bool identity;                /* OP_UNLOCK: a discovered root or /var, whose volume key
 				       * systemd measures by default (luks_open.h) */
+	bool discovered;              /* OP_UNLOCK: of a partition discovery found */
 	char reason[PLAN_TEXT];       /* one line: why this step */
 };
 

@@ -194,6 +194,7 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 		goto out;
 	describe_volume(step, role, part, disk);
 	note_key_order(p, step, &o, part, role);
+	step->discovered = !spec;
 	step->identity = !spec && (streq(role, dps_role_name(DPS_ROOT)) ||
 				   streq(role, dps_role_name(DPS_VAR)));
 	step->optional = *optional || o.nofail;
