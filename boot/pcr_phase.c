@@ -3,34 +3,14 @@
  * newline), with no hash code here. */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "pcr_phase.h"
-#include "tpm2_command.h"
-#include "tpm2_device.h"
 #include "tpm2_measure.h"
 
 #define PHASE_PCR 11
 
-/* 0 with the digests the TPM extended, or -errno, or a TPM response code (> 0). */
-static int extend(const char *word, struct tpm2_digests *d)
-{
-	uint8_t cmd[TPM2_COMMAND_MAX], resp[TPM2_COMMAND_MAX];
-	int fd = tpm2_device_open();
-	int len = tpm2_build_pcr_event(PHASE_PCR, word, strlen(word), cmd, sizeof(cmd));
-	int r = fd < 0 ? fd : len;
-
-	if (r >= 0)
-		r = tpm2_device_transceive(fd, cmd, (size_t)len, resp, sizeof(resp));
-	if (r >= 0)
-		r = tpm2_parse_pcr_event(resp, (size_t)r, d);
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
-/* Says why word was not measured (r from extend()). */
+/* Says why word was not measured (r from tpm2_measure_event()). */
 static void report_failure(const char *word, int r)
 {
 	if (r == -ENOENT)
@@ -52,7 +32,7 @@ void pcr_phase_measure(const char *word)
 
 	if (!tpm2_stub_measured(word))
 		goto out;
-	r = extend(word, &d);
+	r = tpm2_measure_event(PHASE_PCR, word, &d);
 	if (r != 0) {
 		report_failure(word, r);
 		goto out;

@@ -55,6 +55,15 @@ int tpm2_measure_banks(const char *device, struct tpm2_digests *banks)
 	return r < 0 ? r : tpm2_parse_get_pcr_banks(resp, (size_t)r, banks);
 }
 
+int tpm2_measure_event(unsigned pcr, const char *data, struct tpm2_digests *d)
+{
+	uint8_t cmd[TPM2_COMMAND_MAX], resp[TPM2_COMMAND_MAX];
+	int len = tpm2_build_pcr_event(pcr, data, strlen(data), cmd, sizeof(cmd));
+	int r = len < 0 ? len : transceive(NULL, cmd, len, resp, sizeof(resp));
+
+	return r < 0 ? r : tpm2_parse_pcr_event(resp, (size_t)r, d);
+}
+
 int tpm2_measure_extend(const char *device, unsigned pcr, const struct tpm2_digests *d)
 {
 	uint8_t cmd[TPM2_COMMAND_MAX], resp[TPM2_COMMAND_MAX];

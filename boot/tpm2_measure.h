@@ -16,6 +16,10 @@ bool tpm2_stub_measured(const char *what);
  * TPM's path, NULL for the kernel's (/dev/tpmrm0, else /dev/tpm0). */
 int tpm2_measure_banks(const char *device, struct tpm2_digests *banks);
 
+/* PCR pcr extended with data, which the TPM hashes in each active bank (PCR_Event): 0 with
+ * the digests it extended in d, -errno, or a TPM response code. */
+int tpm2_measure_event(unsigned pcr, const char *data, struct tpm2_digests *d);
+
 /* PCR pcr extended with the digests d (PCR_Extend). 0, -errno, or a TPM response code. */
 int tpm2_measure_extend(const char *device, unsigned pcr, const struct tpm2_digests *d);
 
