@@ -140,16 +140,33 @@ static const char *const non_module_prefixes[] = {
 
 #define NO_ROOM "no room left to keep it"
 
+#define NO_VALUE UINT16_MAX
+#define NO_KEY UINT8_MAX
+
+/* A word of the line, split once by split_line(): its key and value as offsets in the
+ * parser's text (CMDLINE_MAX fits in 16 bits), the entry of keys[] its key names, and what
+ * is wrong with it. Every pass then walks these instead of the line. */
+struct word {
+	uint16_t key;
+	uint16_t value;    /* NO_VALUE without '=' */
+	uint16_t bad;      /* offset of a control byte in text, NO_VALUE when there is none */
+	uint8_t entry;     /* index in keys[], NO_KEY for a key not in the table */
+	bool unterminated; /* an open double quote ran to the end of the line */
+};
+
 struct parser {
 	struct options *opts;
 	char *err;
 	size_t err_size;
 	int result;         /* the first problem, 0 while there is none */
-	enum list_id list;  /* the list being joined by join_lists() */
-	char word[CMDLINE_MAX];
+	size_t n_words;
+	/* The words without their quotes, each key and value terminated: no longer than the
+	 * line, as a blank or the line's end follows every word. */
+	char text[CMDLINE_MAX];
+	/* A word takes a byte and a blank but the last, so a line of CMDLINE_MAX - 1 bytes
+	 * holds at most CMDLINE_MAX / 2. */
+	struct word words[CMDLINE_MAX / 2];
 };
-
-typedef void param_fn(struct parser *p, const char *key, const char *value);
 
 void options_init(struct options *opts)
 {
@@ -222,8 +239,9 @@ static void report(struct parser *p, int r, const char *fmt, ...)
 
 static const struct cmdline_key *find_key(const char *name)
 {
+	/* the first byte first: most words match no key, and each word meets every name */
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		if (streq(keys[i].name, name))
+		if (keys[i].name[0] == name[0] && streq(keys[i].name, name))
 			return &keys[i];
 	return NULL;
 }
@@ -268,7 +286,7 @@ static const char **list_field(struct options *o, enum list_id list)
 
 /* Reads the next word at *pos into word, without its double quotes: a quote anywhere
  * toggles quoting, as in the kernel's next_arg(). False at the end of the line. */
-static bool next_word(const char **pos, char word[CMDLINE_MAX], bool *unterminated)
+static bool next_word(const char **pos, char *word, size_t size, bool *unterminated)
 {
 	const char *s = *pos;
 	bool quoted = false;
@@ -281,7 +299,7 @@ static bool next_word(const char **pos, char word[CMDLINE_MAX], bool *unterminat
 		return false;
 	}
 	/* cmdline_parse() refused longer lines, so the bound only guards against misuse. */
-	for (; *s && (quoted || !is_space(*s)) && n < CMDLINE_MAX - 1; s++) {
+	for (; *s && (quoted || !is_space(*s)) && n < size - 1; s++) {
 		if (*s == '"')
 			quoted = !quoted;
 		else
@@ -293,35 +311,71 @@ static bool next_word(const char **pos, char word[CMDLINE_MAX], bool *unterminat
 	return true;
 }
 
-/* Calls fn for every key[=value] word before "--" (the rest is init's). */
-static void for_each_param(struct parser *p, const char *line, param_fn *fn)
+static uint8_t find_entry(const char *name)
 {
-	char key_shown[SHOWN_SIZE];
-	const char *pos = line;
-	const char *bad;
-	bool unterminated;
-	char *value;
+	const struct cmdline_key *k = find_key(name);
 
-	while (next_word(&pos, p->word, &unterminated)) {
-		if (streq(p->word, "--"))
-			break;
-		value = strchr(p->word, '=');
+	_Static_assert(ARRAY_SIZE(keys) < NO_KEY, "a key's index must fit in struct word");
+	return k ? (uint8_t)(k - keys) : NO_KEY;
+}
+
+/* Splits the words before "--" (the rest is init's) into p->words, once for all passes. */
+static void split_line(struct parser *p, const char *line)
+{
+	const char *pos = line;
+	size_t used = 0, n;
+	bool unterminated;
+	char *word, *value;
+	const char *bad;
+
+	/* A word is no longer than its part of the line, so what is left of text holds it. */
+	while (p->n_words < ARRAY_SIZE(p->words) &&
+	       next_word(&pos, word = p->text + used, sizeof(p->text) - used, &unterminated) &&
+	       !streq(word, "--")) {
+		struct word *w = &p->words[p->n_words++];
+
+		n = strlen(word);
+		value = strchr(word, '=');
 		if (value)
 			*value++ = '\0';
-		bad = find_control(p->word);
+		bad = find_control(word);
 		if (!bad && value)
 			bad = find_control(value);
-		if (bad) {
-			report(p, -EINVAL, "%s%s contains the control character \\x%02x; the word was ignored",
-			       shown(key_shown, p->word), value ? "=" : "", (unsigned char)*bad);
-			continue;
-		}
-		if (unterminated)
-			report(p, -EINVAL, "unterminated double quote in %s%s; the rest of the line was read as its value",
-			       shown(key_shown, p->word), value ? "=" : "");
-		if (p->word[0] != '\0')
-			fn(p, p->word, value);
+		w->key = (uint16_t)used;
+		w->value = value ? (uint16_t)(value - p->text) : NO_VALUE;
+		w->bad = bad ? (uint16_t)(bad - p->text) : NO_VALUE;
+		w->entry = word[0] && !bad ? find_entry(word) : NO_KEY;
+		w->unterminated = unterminated;
+		used += n + 1;
 	}
+}
+
+static const char *word_key(const struct parser *p, const struct word *w)
+{
+	return p->text + w->key;
+}
+
+static const char *word_value(const struct parser *p, const struct word *w)
+{
+	return w->value == NO_VALUE ? NULL : p->text + w->value;
+}
+
+/* What is wrong with a word itself, in the first pass: report() keeps the first problem of
+ * the line, so later passes would only repeat it. True when the word is to be skipped. */
+static bool report_word(struct parser *p, const struct word *w)
+{
+	char key_shown[SHOWN_SIZE];
+	const char *eq = w->value == NO_VALUE ? "" : "=";
+
+	if (w->bad != NO_VALUE) {
+		report(p, -EINVAL, "%s%s contains the control character \\x%02x; the word was ignored",
+		       shown(key_shown, word_key(p, w)), eq, (unsigned char)p->text[w->bad]);
+		return true;
+	}
+	if (w->unterminated)
+		report(p, -EINVAL, "unterminated double quote in %s%s; the rest of the line was read as its value",
+		       shown(key_shown, word_key(p, w)), eq);
+	return false;
 }
 
 void cmdline_walk(const char *line, cmdline_word_fn *fn, void *data)
@@ -331,7 +385,7 @@ void cmdline_walk(const char *line, cmdline_word_fn *fn, void *data)
 	bool unterminated;
 	char *value;
 
-	while (next_word(&pos, word, &unterminated) && !streq(word, "--")) {
+	while (next_word(&pos, word, sizeof(word), &unterminated) && !streq(word, "--")) {
 		value = strchr(word, '=');
 		if (value)
 			*value++ = '\0';
@@ -340,10 +394,11 @@ void cmdline_walk(const char *line, cmdline_word_fn *fn, void *data)
 	}
 }
 
-static void apply_param(struct parser *p, const char *key, const char *value)
+static void apply_param(struct parser *p, const struct word *w)
 {
 	char value_shown[SHOWN_SIZE];
-	const struct cmdline_key *k = find_key(key);
+	const char *key = word_key(p, w), *value = word_value(p, w);
+	const struct cmdline_key *k = w->entry == NO_KEY ? NULL : &keys[w->entry];
 	const char *why = NO_ROOM;
 	int r;
 
@@ -366,48 +421,45 @@ static void apply_param(struct parser *p, const char *key, const char *value)
 		report(p, r, "%s=%s: %s; ignored", key, shown(value_shown, value ? value : ""), why);
 }
 
-/* A key of list, or NULL: the list is compared first, so that each of join_lists()' passes
- * compares each word with the list's one or two names, not with every key's. */
-static const struct cmdline_key *find_list_key(const char *name, enum list_id list)
+static bool is_fstype_key(const struct word *w)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		if (keys[i].list == list && keys[i].form == FORM_LIST && streq(keys[i].name, name))
-			return &keys[i];
-	return NULL;
+	return w->entry != NO_KEY &&
+	       (keys[w->entry].apply == cmdline_set_rootfstype || keys[w->entry].apply == cmdline_set_usrfstype);
 }
 
-static void append_list_param(struct parser *p, const char *key, const char *value)
+/* The fstype keys first: they say whether a bare root= (mount.usr=) is a share's tag,
+ * wherever they are on the line. The first pass also reports what is wrong with a word. */
+static void apply_params(struct parser *p)
 {
-	char value_shown[SHOWN_SIZE];
-	const struct cmdline_key *k = find_list_key(key, p->list);
-	int r;
-
-	if (!k || !value)
-		return;
-	r = cmdline_list_append(p->opts, list_field(p->opts, p->list), value);
-	if (r < 0)
-		report(p, r, "%s=%s: " NO_ROOM "; ignored", key, shown(value_shown, value));
+	for (size_t i = 0; i < p->n_words; i++)
+		if (!report_word(p, &p->words[i]) && is_fstype_key(&p->words[i]))
+			apply_param(p, &p->words[i]);
+	for (size_t i = 0; i < p->n_words; i++)
+		if (p->words[i].bad == NO_VALUE && p->text[p->words[i].key] != '\0')
+			apply_param(p, &p->words[i]);
 }
 
 /* One pass per list keeps each list contiguous in storage, in command-line order. */
-static void join_lists(struct parser *p, const char *line)
+static void join_lists(struct parser *p)
 {
 	static const enum list_id lists[] = { LIST_ROOTFLAGS, LIST_USRFLAGS, LIST_MODULES, LIST_BLACKLIST,
 					      LIST_TMPFS, LIST_LVM_VGS, LIST_LVM_LVS,
 					      LIST_MD_UUIDS };
+	char value_shown[SHOWN_SIZE];
 
-	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
-		p->list = lists[i];
-		for_each_param(p, line, append_list_param);
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+		for (size_t i = 0; i < p->n_words; i++) {
+			const struct word *w = &p->words[i];
+			const char *value = word_value(p, w);
+			int r;
+
+			if (w->entry == NO_KEY || keys[w->entry].list != lists[l] || !value)
+				continue;
+			r = cmdline_list_append(p->opts, list_field(p->opts, lists[l]), value);
+			if (r < 0)
+				report(p, r, "%s=%s: " NO_ROOM "; ignored", word_key(p, w), shown(value_shown, value));
+		}
 	}
-}
-
-/* The fstype keys first: they say whether a bare root= (mount.usr=) is a share's tag,
- * wherever they are on the line. */
-static void apply_fstype_param(struct parser *p, const char *key, const char *value)
-{
-	if (streq(key, "rootfstype") || streq(key, "mount.usrfstype"))
-		apply_param(p, key, value);
 }
 
 int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_size)
@@ -428,9 +480,9 @@ int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_
 		       len, CMDLINE_MAX - 1);
 		goto out;
 	}
-	for_each_param(&p, line, apply_fstype_param);
-	for_each_param(&p, line, apply_param);
-	join_lists(&p, line);
+	split_line(&p, line);
+	apply_params(&p);
+	join_lists(&p);
 out:
 	return p.result;
 }

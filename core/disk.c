@@ -19,15 +19,28 @@ struct disk *disk_set_add(struct disk_set *set)
 	return &grown[set->n++];
 }
 
+/* The room for partitions doubles, from 8: growing it by one copied a table of n entries
+ * (2 KiB each) n times. The room follows from n_parts alone — 8, or the power of two n_parts
+ * has passed — so a disk that drops partitions or is moved keeps a consistent one. */
+static bool parts_full(size_t n)
+{
+	return n == 0 || (n >= 8 && (n & (n - 1)) == 0);
+}
+
 struct part *disk_add_part(struct disk *disk)
 {
-	struct part *grown = realloc(disk->parts, (disk->n_parts + 1) * sizeof(*grown));
+	size_t n = disk->n_parts;
+	struct part *grown = disk->parts;
 
-	if (!grown)
-		return NULL;
-	disk->parts = grown;
-	memset(&grown[disk->n_parts], 0, sizeof(grown[0]));
-	return &grown[disk->n_parts++];
+	if (parts_full(n)) {
+		grown = realloc(disk->parts, (n == 0 ? 8 : 2 * n) * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		disk->parts = grown;
+	}
+	memset(&grown[n], 0, sizeof(grown[0]));
+	disk->n_parts = n + 1;
+	return &grown[n];
 }
 
 static int disk_compare(const void *a, const void *b)

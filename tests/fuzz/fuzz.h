@@ -29,6 +29,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 		}                                                                 \
 	} while (0)
 
+/* The targets' large structures (a plan is 285 KB, options 25 KB), allocated once and
+ * reused: a fresh allocation of that size each run costs more than the run, as the sanitizer
+ * maps, faults in and poisons it anew. */
+static inline void *fuzz_reused(void **p, size_t size)
+{
+	if (!*p)
+		*p = malloc(size);
+	FUZZ_CHECK(*p, "out of memory");
+	return *p;
+}
+
 /* The fuzzer's bytes read front to back; past the end every read gives zeros, so that any
  * input decodes to something. */
 struct fuzz_reader {

@@ -57,14 +57,15 @@ static void check_options(const struct options *o)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct options *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	static void *a_mem, *b_mem;
+	struct options *a = fuzz_reused(&a_mem, sizeof(*a)), *b = fuzz_reused(&b_mem, sizeof(*b));
 	/* Exactly ERR_SIZE bytes on the heap: a write past it is an ASan report. */
 	char *err = malloc(ERR_SIZE);
 	char tiny[1] = { 'x' };
 	char *line = malloc(size + 1);
 	int r, r2, r3;
 
-	FUZZ_CHECK(a && b && err && line, "out of memory");
+	FUZZ_CHECK(err && line, "out of memory");
 	memcpy(line, data, size);
 	line[size] = '\0';
 
@@ -85,7 +86,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	free(line);
 	free(err);
-	free(a);
-	free(b);
 	return 0;
 }

@@ -375,8 +375,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_reader r = { data, size, 0 };
 	struct disk_set set = { 0 };
 	struct machine machine = { 0 };
-	struct options *opts = malloc(sizeof(*opts));
-	struct plan *plan = malloc(sizeof(*plan));
+	static void *opts_mem, *plan_mem;
+	struct options *opts = fuzz_reused(&opts_mem, sizeof(*opts));
+	struct plan *plan = fuzz_reused(&plan_mem, sizeof(*plan));
 	struct plan_input in = { .opts = opts, .disks = &set, .machine = &machine };
 	struct plan_failure failed[PLAN_MAX_FAILURES];
 	size_t cmdline_len = 0;
@@ -384,7 +385,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t n_disks;
 	int ret = 0;
 
-	FUZZ_CHECK(opts && plan, "out of memory");
 	if (size >= 2) {
 		cmdline_len = ((size_t)data[0] << 8 | data[1]) % (size - 1);
 		r.pos = 2;
@@ -416,7 +416,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	disk_set_free(&set);
 	free(line);
-	free(plan);
-	free(opts);
 	return 0;
 }

@@ -59,18 +59,16 @@ static void check_disk(const struct disk *disk)
 
 static void plan_disk(const struct disk_set *set, const struct machine *machine)
 {
-	struct options *opts = malloc(sizeof(*opts));
-	struct plan *plan = malloc(sizeof(*plan));
+	static void *opts_mem, *plan_mem;
+	struct options *opts = fuzz_reused(&opts_mem, sizeof(*opts));
+	struct plan *plan = fuzz_reused(&plan_mem, sizeof(*plan));
 	struct plan_input in = { .opts = opts, .disks = set, .machine = machine };
 	int r;
 
-	FUZZ_CHECK(opts && plan, "out of memory");
 	options_init(opts);
 	r = plan_build(&in, plan);
 	fuzz_format_plan(plan);
 	fuzz_check_plan(r, plan, set);
-	free(plan);
-	free(opts);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
