@@ -361,6 +361,7 @@ static void builder_free(struct builder *b)
 	name_list_free(&b->fsck_programs);
 	name_list_free(&b->fsck_files);
 	name_list_free(&b->fsck_left_out);
+	name_list_free(&b->host_fstypes);
 	if (b->staging[0])
 		initramfs_remove_tree(AT_FDCWD, b->staging);
 	if (b->kmod)

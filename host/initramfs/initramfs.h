@@ -76,6 +76,9 @@ struct builder {
 	struct name_list fsck_programs; /* the checkers added */
 	struct name_list fsck_files;    /* their files in the image, libraries included */
 	struct name_list fsck_left_out; /* why a checker is not in the image, one per line */
+	/* --host-only: the filesystem types of the mounts the walk read, whose modules (and so
+	 * whose checkers) the image gets */
+	struct name_list host_fstypes;
 	uint64_t fsck_bytes;
 	size_t n_files; /* files and symlinks put in the archive by initramfs_add_tree */
 	size_t n_added; /* of those, from --add */

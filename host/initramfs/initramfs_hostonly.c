@@ -386,7 +386,10 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 			b->mountinfo);
 	if (r < 0)
 		goto out;
-	r = hostonly_choose(m, choice);
+	if (!name_list_has(&b->host_fstypes, m->fstype))
+		r = name_list_add(&b->host_fstypes, m->fstype);
+	if (r == 0)
+		r = hostonly_choose(m, choice);
 	if (r == -EOPNOTSUPP)
 		log_err("--host-only: %s, which earlymount cannot assemble at boot: an image made for "
 			"this host would not boot it; keep the distribution's initramfs here (the "
