@@ -142,6 +142,7 @@ static const char *const non_module_prefixes[] = {
 
 #define NO_VALUE UINT16_MAX
 #define NO_KEY UINT8_MAX
+_Static_assert(CMDLINE_MAX < NO_VALUE, "an offset in the line must fit in struct word");
 
 /* A word of the line, split once by split_line(): its key and value as offsets in the
  * parser's text (CMDLINE_MAX fits in 16 bits), the entry of keys[] its key names, and what
@@ -299,7 +300,7 @@ static bool next_word(const char **pos, char *word, size_t size, bool *untermina
 		return false;
 	}
 	/* cmdline_parse() refused longer lines, so the bound only guards against misuse. */
-	for (; *s && (quoted || !is_space(*s)) && n < size - 1; s++) {
+	for (; *s && (quoted || !is_space(*s)) && n + 1 < size; s++) {
 		if (*s == '"')
 			quoted = !quoted;
 		else

@@ -48,9 +48,9 @@ static double stamp[N_STAGES + 1];
 
 static double now(void)
 {
-	struct timespec ts;
+	struct timespec ts = { 0, 0 };
 
-	clock_gettime(CLOCK_BOOTTIME, &ts);
+	(void)clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

@@ -240,15 +240,20 @@ static int add_closure(struct builder *b, const struct checker_program *p, const
 	return r;
 }
 
-/* A host-only image mounts the filesystems of the host's mounts the walk read, whose modules
- * it has: the checkers of other types would only cost every boot their unpacking (3.3 MiB
- * with their libraries; 6–14 ms under QEMU, docs/performance.md). */
+/* A host-only image mounts the filesystems of the host's mounts the walk read and those
+ * --module adds (by name or as fs-TYPE), whose modules it has: the checkers of other types
+ * would only cost every boot their unpacking (3.3 MiB with their libraries; 6–14 ms under
+ * QEMU, docs/performance.md). */
 static bool host_needs(const struct builder *b, const struct checker_program *p)
 {
 	bool needed = !b->host_only;
+	char alias[32];
 
-	for (const char *const *t = p->fstypes; *t && !needed; t++)
-		needed = name_list_has(&b->host_fstypes, *t);
+	for (const char *const *t = p->fstypes; *t && !needed; t++) {
+		snprintf(alias, sizeof(alias), "fs-%s", *t);
+		needed = name_list_has(&b->host_fstypes, *t) || name_list_has(&b->extra_modules, *t) ||
+			 name_list_has(&b->extra_modules, alias);
+	}
 	return needed;
 }
 
@@ -260,7 +265,7 @@ static int add_checker(struct builder *b, const struct checker_program *p)
 	int r = 0;
 
 	if (!host_needs(b, p)) {
-		snprintf(why, sizeof(why), "%s: not needed, no mount the image reaches is %s (--host-only)",
+		snprintf(why, sizeof(why), "%s: not needed, neither the host's mounts nor --module name %s (--host-only)",
 			 p->name, p->checks);
 		goto skip;
 	}
