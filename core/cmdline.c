@@ -417,9 +417,11 @@ static void apply_param(struct parser *p, const struct word *w)
 	}
 	if (k->form == FORM_LIST)
 		return;
+	/* A value the setter refuses or cannot keep (one too many, no room) is one word ignored:
+	 * -EINVAL, whatever the setter's reason; -E2BIG is the whole line's. */
 	r = k->apply(p->opts, value, &why);
 	if (r < 0)
-		report(p, r, "%s=%s: %s; ignored", key, shown(value_shown, value ? value : ""), why);
+		report(p, -EINVAL, "%s=%s: %s; ignored", key, shown(value_shown, value ? value : ""), why);
 }
 
 static bool is_fstype_key(const struct word *w)
@@ -458,7 +460,7 @@ static void join_lists(struct parser *p)
 				continue;
 			r = cmdline_list_append(p->opts, list_field(p->opts, lists[l]), value);
 			if (r < 0)
-				report(p, r, "%s=%s: " NO_ROOM "; ignored", word_key(p, w), shown(value_shown, value));
+				report(p, -EINVAL, "%s=%s: " NO_ROOM "; ignored", word_key(p, w), shown(value_shown, value));
 		}
 	}
 }

@@ -186,8 +186,9 @@ struct options {
 	char storage[2 * CMDLINE_MAX];
 };
 
-/* Fills opts from line. Returns 0, -E2BIG for a line longer than CMDLINE_MAX, or -EINVAL for
- * a malformed line or value; on -EINVAL every other key is still applied, and err (when not
+/* Fills opts from line. Returns 0, -E2BIG for a line longer than CMDLINE_MAX (none of it
+ * applied), or -EINVAL for a malformed line or value, or one earlymount cannot keep (a ninth
+ * LUKS volume, no room left); on -EINVAL every other key is still applied, and err (when not
  * NULL) holds one sentence naming the first problem. */
 int cmdline_parse(const char *line, struct options *opts, char *err, size_t err_size);
 

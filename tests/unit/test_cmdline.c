@@ -919,6 +919,35 @@ static void test_mount_extra_keys(void **state)
 	assert_string_equal(opts.swap_extra.entries[0].what, "PARTLABEL=swap");
 }
 
+/* A ninth LUKS volume or mount (or a value with no room left) is one word ignored: -EINVAL
+ * with its reason, like any refused value; -E2BIG stays the whole line's (the boot stops on
+ * it, saying the line is too long). The fuzzer found a ninth rd.luks.name= answered -ENOSPC,
+ * which the boot did not even warn about. */
+static void test_one_too_many(void **state)
+{
+	static const struct {
+		const char *word; /* %d: 1 to 9 */
+		const char *reason;
+	} cases[] = {
+		{ "systemd.mount-extra=/dev/vdb%d:/srv/%d", "more than 8 of them" },
+		{ "rd.luks.name=f4110585-0000-4000-8001-00000000000%d=v%d", "more LUKS volumes than earlymount keeps" },
+		{ "rd.luks.uuid=f4110585-0000-4000-8001-00000000000%d", "more LUKS volumes than earlymount keeps" },
+	};
+	char line[1024], word[128];
+	size_t used;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		used = 0;
+		for (int i = 1; i <= 9; i++) {
+			snprintf(word, sizeof(word), cases[c].word, i, i);
+			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s ", word);
+		}
+		assert_int_equal(parse(line), -EINVAL);
+		assert_non_null(strstr(err, cases[c].reason));
+		assert_non_null(strstr(err, "9"));
+	}
+}
+
 static void test_known_keys(void **state)
 {
 	size_t n = 0;
@@ -1092,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(test_resume_keys_malformed),
 		cmocka_unit_test(test_failure_keys),
 		cmocka_unit_test(test_mount_extra_keys),
+		cmocka_unit_test(test_one_too_many),
 		cmocka_unit_test(test_known_keys),
 		cmocka_unit_test(test_known_keys_all_do_something),
 		cmocka_unit_test(test_random_lines),
