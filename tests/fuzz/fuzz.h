@@ -125,6 +125,21 @@ static inline bool fuzz_output_ok(const unsigned char *s, size_t n, size_t *bad)
 }
 
 /* The planner's contract (plan.h), checked on whatever it returned. */
+/* The disk of the set whose table holds part, or NULL (compared as addresses: part may point
+ * into any disk's array). */
+static inline const struct disk *fuzz_disk_of(const struct disk_set *set, const struct part *part)
+{
+	uintptr_t p = (uintptr_t)part;
+
+	for (size_t i = 0; i < set->n; i++) {
+		uintptr_t first = (uintptr_t)set->disks[i].parts;
+
+		if (p >= first && p < first + set->disks[i].n_parts * sizeof(*part))
+			return &set->disks[i];
+	}
+	return NULL;
+}
+
 static inline void fuzz_check_plan(int r, const struct plan *plan, const struct disk_set *set)
 {
 	bool root_mounted = false;
@@ -146,11 +161,16 @@ static inline void fuzz_check_plan(int r, const struct plan *plan, const struct 
 		FUZZ_CHECK(FUZZ_TERMINATED(s->source) && FUZZ_TERMINATED(s->target) &&
 			   FUZZ_TERMINATED(s->fstype) && FUZZ_TERMINATED(s->options) &&
 			   FUZZ_TERMINATED(s->reason), "a field of step %zu is not terminated", i);
-		/* the limits (docs/booting.md, Limits): nothing empty, past 2^64 or beyond partition 255 is mounted */
-		if (r == 0 && s->part && (s->op == OP_MOUNT || s->op == OP_SWAPON))
-			FUZZ_CHECK(s->part->size > 0 && s->part->number >= 1 && s->part->number <= 255 &&
+		/* the limits (docs/booting.md, Limits): nothing empty, past 2^64 or beyond partition 255
+		 * is mounted; number 0 only as the whole of a device without a partition table */
+		if (r == 0 && s->part && (s->op == OP_MOUNT || s->op == OP_SWAPON)) {
+			const struct disk *d = fuzz_disk_of(set, s->part);
+
+			FUZZ_CHECK(s->part->size > 0 && s->part->number <= 255 &&
+				   (s->part->number >= 1 || (d && part_is_whole_device(d, s->part))) &&
 				   s->part->size <= UINT64_MAX - s->part->start,
 				   "step %zu mounts damaged partition %u", i, s->part->number);
+		}
 		/* each device-mapper device is made by one step (issue 26) */
 		for (size_t j = 0; r == 0 && j < i && (s->op == OP_UNLOCK || s->op == OP_VERITY); j++)
 			FUZZ_CHECK((plan->steps[j].op != OP_UNLOCK && plan->steps[j].op != OP_VERITY) ||
