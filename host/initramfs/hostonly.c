@@ -195,7 +195,6 @@ static int add_device(const struct hostonly_mount *m, const struct hostonly_devi
 
 int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choice)
 {
-	char alias[sizeof(m->fstype) + 3];
 	int r = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(unsupported_filesystems); i++)
@@ -211,13 +210,22 @@ int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choi
 	}
 	for (size_t i = 0; i < m->n_devices && r == 0; i++)
 		r = add_device(m, &m->devices[i], choice);
-	snprintf(alias, sizeof(alias), "fs-%s", m->fstype);
+	if (r == 0)
+		r = hostonly_choose_fstype(m->fstype, choice);
+out:
+	return r;
+}
+
+int hostonly_choose_fstype(const char *fstype, struct hostonly_choice *choice)
+{
+	char alias[72];
+	int r = snprintf(alias, sizeof(alias), "fs-%s", fstype) < (int)sizeof(alias) ? 0 : -ENAMETOOLONG;
+
 	if (r == 0)
 		r = add_name(choice, alias);
 	for (size_t i = 0; i < ARRAY_SIZE(fs_extras) && r == 0; i++)
-		if (streq(fs_extras[i].fstype, m->fstype))
+		if (streq(fs_extras[i].fstype, fstype))
 			r = add_name(choice, fs_extras[i].module);
-out:
 	return r;
 }
 

@@ -54,6 +54,10 @@ struct hostonly_choice {
  * says which); -ENOBUFS when the choice is full. */
 int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choice);
 
+/* Adds the module of filesystem type fstype ("fs-TYPE") and those it needs beside it (vfat's
+ * codepages). 0, -ENOBUFS when the choice is full, -ENAMETOOLONG for an absurd type. */
+int hostonly_choose_fstype(const char *fstype, struct hostonly_choice *choice);
+
 /* The walk (host/initramfs/initramfs_hostonly.c): fills m, whose where the caller set, from
  * the mountinfo file and the sysfs tree at sysfs (a resolved path): its type, its source and
  * the chain of devices under it. 0; -ENODATA when nothing is mounted at where; -errno. */

@@ -367,8 +367,30 @@ int hostonly_read_mount(const char *sysfs, const char *mountinfo, struct hostonl
 	return r < 0 ? r : read_mount(&w, mountinfo, m);
 }
 
+/* An x-initrd.mount entry not mounted now: the devices under it cannot be walked, but the boot
+ * mounts it, so its filesystem's module (and checker) is the image's. "" and "auto" name no
+ * type: the boot probes one, and only another mount's module can serve it. */
+static int choose_unmounted(struct builder *b, const struct fstab_entry *e, struct hostonly_choice *choice)
+{
+	int r = 0;
+
+	if (!e->type[0] || streq(e->type, "auto") || streq(e->type, "swap"))
+		goto out;
+	r = hostonly_choose_fstype(e->type, choice);
+	if (r == 0 && !name_list_has(&b->host_fstypes, e->type))
+		r = name_list_add(&b->host_fstypes, e->type);
+	if (r == 0 && !b->print_needs)
+		fprintf(b->print_modules ? stderr : stdout,
+			"host-only: %s: not mounted now: %s's module is in the image, the drivers of %s only if another mount needs them\n",
+			e->where, e->type, e->what);
+out:
+	return r;
+}
+
+/* The devices under where and its filesystem into choice; entry: the fstab's, for an
+ * x-initrd.mount entry (NULL for / and /usr). */
 static int choose_mount(struct builder *b, struct walk *w, const char *where,
-			struct hostonly_choice *choice)
+			const struct fstab_entry *entry, struct hostonly_choice *choice)
 {
 	struct hostonly_mount *m = calloc(1, sizeof(*m));
 	int r = -ENOMEM;
@@ -378,7 +400,8 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 	m->where = where;
 	r = read_mount(w, b->mountinfo, m);
 	if (r == -ENODATA && !streq(where, "/")) {
-		r = 0; /* on the root filesystem, or an fstab entry not mounted now */
+		/* /usr on the root filesystem, or an fstab entry not mounted now */
+		r = entry ? choose_unmounted(b, entry, choice) : 0;
 		goto out;
 	}
 	if (r == -ENODATA)
@@ -438,7 +461,7 @@ static int walk_initrd_entries(struct builder *b, struct walk *w, struct hostonl
 		const struct fstab_entry *e = &fstab.entries[i];
 
 		if (!e->network && !streq(e->where, "/") && !streq(e->where, "/usr"))
-			r = choose_mount(b, w, e->where, choice);
+			r = choose_mount(b, w, e->where, e, choice);
 	}
 out:
 	return r;
@@ -459,7 +482,7 @@ static int walk_host(struct builder *b, struct hostonly_choice *choice, char sys
 	w.sysfs = sysfs;
 	r = path_join(w.devices, sizeof(w.devices), sysfs, "devices");
 	for (size_t i = 0; i < ARRAY_SIZE(hostonly_mount_points) && r == 0; i++)
-		r = choose_mount(b, &w, hostonly_mount_points[i], choice);
+		r = choose_mount(b, &w, hostonly_mount_points[i], NULL, choice);
 	if (r == 0)
 		r = walk_initrd_entries(b, &w, choice);
 out:
