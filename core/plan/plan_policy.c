@@ -124,9 +124,10 @@ static uint32_t found_use(const struct planner *p, const struct part *part)
 	return image_policy_found(plan_part_is_luks(part), verity, is_signed);
 }
 
+/* A disk without partitions has no table at all (parts is NULL, and NULL + 0 is undefined). */
 static bool on_disk(const struct disk *disk, const struct part *part)
 {
-	return disk && part >= disk->parts && part < disk->parts + disk->n_parts;
+	return disk && disk->n_parts > 0 && part >= disk->parts && part < disk->parts + disk->n_parts;
 }
 
 /* The partition discovery uses in role, or NULL. */
