@@ -427,7 +427,7 @@ static void apply_param(struct parser *p, const struct word *w)
 static bool is_fstype_key(const struct word *w)
 {
 	return w->entry != NO_KEY &&
-	       (keys[w->entry].apply == cmdline_set_rootfstype || keys[w->entry].apply == cmdline_set_usrfstype);
+	       (streq(keys[w->entry].name, "rootfstype") || streq(keys[w->entry].name, "mount.usrfstype"));
 }
 
 /* The fstype keys first: they say whether a bare root= (mount.usr=) is a share's tag,
