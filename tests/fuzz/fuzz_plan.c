@@ -317,6 +317,17 @@ static void check_verity(const struct plan *plan, const struct options *opts)
 
 /* The spec's rules on what is mounted, beyond the planner's own contract: no partition
  * twice, bit 60 always read-only, bit 63 and "_empty" never picked by discovery. */
+/* Whether a step after unlock step i mounts or swaps on the device it makes. */
+static bool mounted_later(const struct plan *plan, size_t i)
+{
+	bool mounted = false;
+
+	for (size_t j = i + 1; j < plan->n_steps && !mounted; j++)
+		mounted = (plan->steps[j].op == OP_MOUNT || plan->steps[j].op == OP_SWAPON) &&
+			  strcmp(plan->steps[j].source, plan->steps[i].target) == 0;
+	return mounted;
+}
+
 static void check_rules(const struct plan *plan, const struct disk_set *set,
 			const struct options *opts)
 {
@@ -326,6 +337,9 @@ static void check_rules(const struct plan *plan, const struct disk_set *set,
 		const struct disk *disk;
 		bool named;
 
+		/* Bit 60 says how a partition is mounted: a volume the plan mounts is opened read-only;
+		 * one rd.luks.uuid= only lists (no step mounts it) is opened as systemd-cryptsetup
+		 * opens it, for the real system to use as it says. */
 		if (s->op == OP_UNLOCK)
 			FUZZ_CHECK(s->part && strcmp(s->part->fstype, "crypto_LUKS") == 0 &&
 				   strncmp(s->target, "/dev/mapper/", 12) == 0 &&
@@ -333,7 +347,7 @@ static void check_rules(const struct plan *plan, const struct disk_set *set,
 				    strcmp(disk_of(set, s->part)->pttype, "gpt") != 0 ||
 				    !dps_type_from_uuid(s->part->type) ||
 				    !dps_role_honours_read_only(dps_type_from_uuid(s->part->type)->role) ||
-				    strstr(s->options, "readonly")),
+				    strstr(s->options, "readonly") || !mounted_later(plan, i)),
 				   "unlock step %zu: not a LUKS partition, not a mapper device, or bit 60 "
 				   "without readonly ('%s')", i, s->options);
 		if (!s->part || (s->op != OP_MOUNT && s->op != OP_SWAPON))
