@@ -120,8 +120,7 @@ static int take_module_file(const struct cpio_file *f, struct image_contents *c)
 
 	if (!module_release(f->path, &rest, release, sizeof(release)))
 		goto out;
-	if (!name_list_has(&c->releases, release))
-		r = name_list_add(&c->releases, release);
+	r = name_list_add_once(&c->releases, release);
 	if (r == 0 && streq(rest, "modules.builtin") && S_ISREG(f->mode))
 		r = read_builtin(f, c);
 	module_name(base, len, name, sizeof(name));

@@ -31,6 +31,11 @@ bool name_list_has(const struct name_list *list, const char *name)
 	return false;
 }
 
+int name_list_add_once(struct name_list *list, const char *name)
+{
+	return name_list_has(list, name) ? 0 : name_list_add(list, name);
+}
+
 void name_list_free(struct name_list *list)
 {
 	for (size_t i = 0; i < list->n; i++)

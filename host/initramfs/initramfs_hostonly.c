@@ -377,8 +377,8 @@ static int choose_unmounted(struct builder *b, const struct fstab_entry *e, stru
 	if (!e->type[0] || streq(e->type, "auto") || streq(e->type, "swap"))
 		goto out;
 	r = hostonly_choose_fstype(e->type, choice);
-	if (r == 0 && !name_list_has(&b->host_fstypes, e->type))
-		r = name_list_add(&b->host_fstypes, e->type);
+	if (r == 0)
+		r = name_list_add_once(&b->host_fstypes, e->type);
 	if (r == 0 && !b->print_needs)
 		fprintf(b->print_modules ? stderr : stdout,
 			"host-only: %s: not mounted now: %s's module is in the image, the drivers of %s only if another mount needs them\n",
@@ -409,8 +409,7 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 			b->mountinfo);
 	if (r < 0)
 		goto out;
-	if (!name_list_has(&b->host_fstypes, m->fstype))
-		r = name_list_add(&b->host_fstypes, m->fstype);
+	r = name_list_add_once(&b->host_fstypes, m->fstype);
 	if (r == 0)
 		r = hostonly_choose(m, choice);
 	if (r == -EOPNOTSUPP)
