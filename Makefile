@@ -29,6 +29,10 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -DEARLYMOUNT_VERSION='"$
 	-ffunction-sections -fdata-sections
 # Stripped: the binary goes into initramfs images (-g still helps the unit-test builds).
 STATIC_LDFLAGS := -static -Wl,--gc-sections -s
+# The static binaries' objects: PID 1 never unwinds a C stack (no threads, no backtraces),
+# so no unwind tables (x86-64: 41 KiB of earlymount-init's 1.58 MB). The unit tests keep
+# theirs, for the sanitizers' and valgrind's stack traces.
+NO_UNWIND := -fno-asynchronous-unwind-tables -fno-unwind-tables
 # `make V=1` shows the full command lines.
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
@@ -135,13 +139,22 @@ $(ZSTD_ROOT)/src/.fetched:
 		{ echo "zstd: the fetched zstd.h is not the installed one (/usr/include/zstd.h, libkmod's): install the libzstd-dev of the same upstream version"; exit 1; }
 	@touch $@
 
+# zstd's decoder alone, with one Huffman decoder (single-symbol) and one sequence decoder
+# (short offsets): 24 KiB less, and as many instructions for modules made by zstd -19
+# (callgrind, the default image's 72 modules: 250.4 and 250.3 million on x86-64). Both still
+# decode every frame. Its run-time BMI2 dispatch stays: without, 12 KiB less but 11% more
+# instructions per module. Built once, like $(KMOD_ROOT): after changing a flag here,
+# remove $(ZSTD_ROOT)/<arch> and $(MUSL_ROOT)/<arch>/zstd.
+ZSTD_FLAGS ?= ZSTD_LEGACY_SUPPORT=0 ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 \
+	HUF_FORCE_DECOMPRESS_X1=1 ZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1
+
 # zstd's own lib/Makefile; CFLAGS through the environment, so that it still adds its own.
 define zstd_rules
 $(call zstd_lib,$(1)): $(ZSTD_ROOT)/src/.fetched
 	@echo "zstd: building the static decoder (libzstd $$$$(cat $(ZSTD_ROOT)/src/.version)) for $(1)"
 	@rm -rf $(ZSTD_ROOT)/$(1) && mkdir -p $(ZSTD_ROOT)/$(1) && cp -a $(ZSTD_ROOT)/src/lib $(ZSTD_ROOT)/$(1)/lib
 	+@CFLAGS="-O2 -ffunction-sections -fdata-sections" $(MAKE) -s -C $(ZSTD_ROOT)/$(1)/lib libzstd.a CC=$(CC_$(1)) \
-		ZSTD_LEGACY_SUPPORT=0 ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 >/dev/null
+		$(ZSTD_FLAGS) >/dev/null
 endef
 $(foreach a,$(ARCHES),$(eval $(call zstd_rules,$(a))))
 
@@ -257,7 +270,7 @@ $(foreach a,$(ARCHES),$(eval $(call luks_lib_rules,$(a))))
 define arch_rules
 $(BUILD)/$(1)/obj/%.o: %.c $(HEADERS) $(call kmod_lib,$(1))
 	@mkdir -p $$(@D)
-	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) $$(call layer_inc,$$<) -I$(call kmod_inc,$(1)) -c $$< -o $$@
+	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) $(NO_UNWIND) $$(call layer_inc,$$<) -I$(call kmod_inc,$(1)) -c $$< -o $$@
 
 $(BUILD)/$(1)/earlymount: $(call host_objs,$(BUILD)/$(1)) $(call kmod_lib,$(1)) $(call zstd_lib,$(1))
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))
@@ -343,18 +356,12 @@ check-realsys: deps all
 # xz-utils and libzstd (the same source as $(ZSTD_ROOT)), libkmod from $(KMOD_ROOT)'s source.
 # Built once, like $(KMOD_ROOT): after changing a flag below, remove $(MUSL_ROOT)/<arch>.
 MUSL_ROOT ?= build/musl
-# Everything for size: PID 1 never unwinds a C stack, so no unwind tables either.
-MUSL_CFLAGS  ?= -Os -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables
+# Everything for size, and no unwind tables (NO_UNWIND).
+MUSL_CFLAGS  ?= -Os -ffunction-sections -fdata-sections $(NO_UNWIND)
 # Without separate-code, ld does not pad the text segment to its own pages (4 KiB on x86-64);
 # without relro, not the data segment to the next 64 KiB on aarch64 (29 KiB of the file).
 # musl's static start-up never write-protects the relro pages anyway (/proc/self/maps: rw-).
 MUSL_LDFLAGS ?= -static -Wl,--gc-sections -s -Wl,-z,noseparate-code -Wl,-z,norelro
-# zstd's decoder with one Huffman decoder (single-symbol) and one sequence decoder (short
-# offsets): 24 KiB less, and as many instructions for modules made by zstd -19 (callgrind).
-# Both still decode every frame. Its run-time BMI2 dispatch stays: without, 12 KiB less
-# but 11% more instructions per module.
-MUSL_ZSTD_FLAGS ?= ZSTD_LEGACY_SUPPORT=0 ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 \
-	HUF_FORCE_DECOMPRESS_X1=1 ZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1
 
 MUSL_CC_x86_64  := x86_64-linux-musl-gcc
 MUSL_CC_aarch64 := aarch64-linux-musl-gcc
@@ -442,7 +449,7 @@ $(call musl_lib,$(1),zstd): $(ZSTD_ROOT)/src/.fetched | $(call musl_khdr,$(1))
 	@echo "musl: building libzstd (decoder only) for $(1)"
 	@rm -rf $(call musl_dir,$(1))/zstd && mkdir -p $(call musl_dir,$(1))/zstd && cp -a $(ZSTD_ROOT)/src/lib $(call musl_dir,$(1))/zstd/lib
 	+@CFLAGS="$(MUSL_CFLAGS)" $(MAKE) -s -C $(call musl_dir,$(1))/zstd/lib libzstd.a CC=$(MUSL_CC_$(1)) \
-		AR=$(TRIPLET_$(1))-ar $(MUSL_ZSTD_FLAGS) >/dev/null
+		AR=$(TRIPLET_$(1))-ar $(ZSTD_FLAGS) >/dev/null
 	+@$(MAKE) -s -C $(call musl_dir,$(1))/zstd/lib install-static install-includes install-pc \
 		PREFIX=/usr DESTDIR=$(call musl_sysroot,$(1)) >/dev/null
 
