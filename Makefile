@@ -142,9 +142,9 @@ $(ZSTD_ROOT)/src/.fetched:
 # zstd's decoder alone, with one Huffman decoder (single-symbol) and one sequence decoder
 # (short offsets): 41 KiB less at -O2 (24 at musl's -Os), and as many instructions for
 # modules made by zstd -19 (callgrind, the default image's 72 modules: 250.4 and 250.3
-# million on x86-64). Both still decode every frame. Its run-time BMI2 dispatch stays: without, 12 KiB less but 11% more
-# instructions per module. Built once, like $(KMOD_ROOT): after changing a flag here,
-# remove $(ZSTD_ROOT)/<arch> and $(MUSL_ROOT)/<arch>.
+# million on x86-64). Both still decode every frame. Its run-time BMI2 dispatch stays:
+# without, 12 KiB less but 11% more instructions per module. Built once, like $(KMOD_ROOT):
+# after changing a flag here, remove $(ZSTD_ROOT)/<arch> and $(MUSL_ROOT)/<arch>.
 ZSTD_FLAGS ?= ZSTD_LEGACY_SUPPORT=0 ZSTD_LIB_COMPRESSION=0 ZSTD_LIB_DICTBUILDER=0 ZSTD_LIB_DEPRECATED=0 \
 	HUF_FORCE_DECOMPRESS_X1=1 ZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1
 
