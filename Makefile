@@ -37,6 +37,20 @@ NO_UNWIND := -fno-asynchronous-unwind-tables -fno-unwind-tables
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
+# ---- make check: every step side by side on the machine's cores ----
+# `make check` runs the steps below in a make of its own with -j (as many jobs as cores, or the
+# caller's -jN): each step is a job, its output kept in BUILD/check/STEP.log and printed whole
+# when it ends (tests/step), and the VMs of a step beyond its first take further jobs
+# (qemu/jobslot.sh), so the cores stay busy and never overloaded. BUILD/check-times.txt then
+# says each step's wall and CPU time (tests/check). The steps that share BUILD/qemu's disk
+# images, and those that boot the Debian trees, wait for what they need ($(call after,...),
+# in `make check` only: a step run alone runs alone).
+NPROC      := $(shell nproc)
+CHECK_LOG  ?=
+step        = $(if $(CHECK_LOG),sh tests/step $(CHECK_LOG) $(1))
+after       = $(if $(CHECK_LOG),| $(1))
+PROBES     := $(foreach a,$(ARCHES),$(BUILD)/$(a)/probe-init $(BUILD)/$(a)/btrfs-subvol)
+
 # The layers, lowest first (the README's Layout): a folder's code sees the headers of
 # its own layer and of those below it, never above. `make check-layers` checks the objects.
 #   lib/   generic helpers that know no partition
@@ -304,10 +318,8 @@ $(BUILD)/$(HOST_ARCH)/obj-luks/%.o: luks/%.c $(wildcard luks/*.h) $(call cs_lib,
 
 .PHONY: check-layers
 check-layers: all $(LUKS_CHECK_OBJ)
-	@sh tests/layers/check -b $(BUILD) -a $(HOST_ARCH)
-	@sh tests/layers/selftest -b $(BUILD)
-	@sh tests/layers/layout README.md
-check: check-layers
+	+@$(call step,layers) sh -c 'sh tests/layers/check -b $(BUILD) -a $(HOST_ARCH) && \
+		sh tests/layers/selftest -b $(BUILD) && sh tests/layers/layout README.md'
 
 # The tiny "real init" of the test images (qemu/probe-init.c) and the stack images' btrfs
 # subvolume maker (qemu/btrfs-subvol.c), static, per arch.
@@ -332,21 +344,21 @@ size: all
 
 # ---- issue 14: real systems (Debian with systemd, busybox init) booted through earlymount ----
 # `make check-realsys` (tests/realsys/run, root). The Debian trees (and check-deb-boot's, with
-# a kernel) (qemu/debian-rootfs, cached
-# in $(BUILD)/debian per recipe) take minutes to make on a clean clone: `make check` starts
-# them first, in the background, and check-realsys waits for them (the script's lock) at its
-# turn. REALSYS="busybox" or "debian" narrows it; QEMU_ARCHES too.
+# a kernel) (qemu/debian-rootfs, cached in $(BUILD)/debian per recipe) take minutes to make
+# on a clean clone. REALSYS="busybox" or "debian" narrows it; QEMU_ARCHES too.
 REALSYS ?= busybox debian
-.PHONY: check-realsys realsys-rootfs-background
-realsys-rootfs-background: deps
-	@mkdir -p $(BUILD)/realsys
-	@echo "realsys: building the Debian trees in the background (log: $(BUILD)/realsys/rootfs-background.log)"
-	@nohup sh -c 'sh qemu/debian-rootfs $$1 $$2; sh qemu/debian-rootfs --flavour kernel $$1 $$4; sh qemu/debian-rootfs --flavour dracut $$1 $$3; sh qemu/debian-rootfs --flavour lvm $$1 $$3' background \
-		$(BUILD) "$(or $(QEMU_ARCHES),$(ARCHES))" $(HOST_ARCH) "$(DEB_BOOT_ARCHES)" >$(BUILD)/realsys/rootfs-background.log 2>&1 </dev/null &
-check: realsys-rootfs-background
+.PHONY: check-realsys $(foreach a,$(ARCHES),debian-trees-$(a))
+# The Debian trees of one arch, every flavour a step of `make check` boots there: the slowest
+# step (arm64's run under qemu-user), so `make check` starts them first, one arch a step.
+debian_flavours = $(if $(filter $(1),$(or $(QEMU_ARCHES),$(ARCHES))),default) \
+	$(if $(filter $(1),$(DEB_BOOT_ARCHES)),kernel) $(if $(filter $(1),$(HOST_ARCH)),dracut lvm)
+$(foreach a,$(ARCHES),debian-trees-$(a)): debian-trees-%: deps
+	+@$(call step,debian-trees-$*) sh -c 'for f in $(call debian_flavours,$*); do \
+		if [ $$f = default ]; then sh qemu/debian-rootfs $(BUILD) $*; \
+		else sh qemu/debian-rootfs --flavour $$f $(BUILD) $*; fi || exit 1; done'
 
-check-realsys: deps all
-	@sh tests/realsys/run $(BUILD) $(REALSYS)
+check-realsys: deps all $(PROBES) $(call after,$(foreach a,$(ARCHES),debian-trees-$(a)))
+	+@$(call step,realsys) sh tests/realsys/run $(BUILD) $(REALSYS)
 
 # ---- issue 8 (sizes): an optional build against musl, `make LIBC=musl` ----
 # $(BUILD)/musl-<arch>/earlymount, static with musl (Debian's musl-dev, and musl-dev:arm64
@@ -479,12 +491,9 @@ $(foreach a,$(ARCHES),$(eval $(call musl_rules,$(a))))
 
 # The musl binaries give the same plans as the glibc ones (aarch64 under qemu-user).
 .PHONY: check-musl
-check-musl: deps musl
-	@sh tests/plan/run $(BUILD)/musl-x86_64/earlymount $(BUILD)/fixtures
-	@printf '#!/bin/sh\nexec qemu-aarch64-static "$$(dirname "$$0")/earlymount" "$$@"\n' >$(BUILD)/musl-aarch64/earlymount-user
-	@chmod +x $(BUILD)/musl-aarch64/earlymount-user
-	@sh tests/plan/run $(BUILD)/musl-aarch64/earlymount-user $(BUILD)/fixtures
-check: check-musl
+check-musl: deps musl $(BUILD)/musl-aarch64/earlymount-user
+	+@$(call step,musl) sh -c 'sh tests/plan/run $(BUILD)/musl-x86_64/earlymount $(BUILD)/fixtures-musl && \
+		sh tests/plan/run $(BUILD)/musl-aarch64/earlymount-user $(BUILD)/fixtures-musl'
 
 # The musl binaries as /init, booted on both arches (issue 16): one scenario per path where
 # the C library is what runs — discovery with libblkid and libkmod's zstd modules, every DPS
@@ -495,9 +504,20 @@ check: check-musl
 MUSL_BOOT_SCENARIOS ?= dps-root dps-full root-partuuid versioned-roots two-disks \
 	volatile-overlay verity-root fsck-var rd-break
 .PHONY: check-musl-boot
-check-musl-boot: deps all musl
-	@QEMU_LIBC=musl sh qemu/run-scenarios $(BUILD) $(MUSL_BOOT_SCENARIOS)
-check: check-musl-boot
+check-musl-boot: deps all musl $(PROBES) $(call after,check-qemu check-uefi)
+	+@$(call step,musl-boot) env QEMU_LIBC=musl sh qemu/run-scenarios $(BUILD) $(MUSL_BOOT_SCENARIOS)
+
+# ---- make check ----
+# Listed in the order make starts them: the longest chains first.
+CHECK_STEPS := debian-trees-aarch64 check-qemu check-unit debian-trees-x86_64 check-uefi \
+	check-musl-boot check-hooks check-plan check-valgrind check-fuzz check-leaks check-tpm2 \
+	check-man check-layers check-musl check-luks check-qemu-command check-hostonly check-deb \
+	check-realsys check-deb-boot check-deb-lvm
+.PHONY: check check-steps
+check:
+	+@sh tests/check $(BUILD) $(MAKE) --no-print-directory -k \
+		$(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC)) CHECK_LOG=$(abspath $(BUILD))/check check-steps
+check-steps: $(CHECK_STEPS)
 
 # ---- unit tests: host build of the core under ASan+UBSan, cmocka ----
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -519,24 +539,27 @@ $(UNIT_DIR)/test_%: tests/unit/test_%.c $(UNIT_DIR)/libcore.a $(wildcard tests/u
 comma := ,
 
 check-unit: deps $(UNIT_TESTS)
-	@sh tests/run-unit $(UNIT_TESTS)
+	+@$(call step,unit) sh tests/run-unit $(UNIT_TESTS)
 
 # The plan tests run the native binary, then the aarch64 one under qemu-user: the same
 # answers from the cross-compiled core.
-check-plan: deps all
-	@sh tests/plan/run $(BUILD)/$(HOST_ARCH)/earlymount $(BUILD)/fixtures
-	@printf '#!/bin/sh\nexec qemu-aarch64-static "$$(dirname "$$0")/earlymount" "$$@"\n' >$(BUILD)/aarch64/earlymount-user
-	@chmod +x $(BUILD)/aarch64/earlymount-user
-	@sh tests/plan/run $(BUILD)/aarch64/earlymount-user $(BUILD)/fixtures
+# The aarch64 binaries under qemu-user, for the plan tests.
+%/earlymount-user:
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec qemu-aarch64-static "$$(dirname "$$0")/earlymount" "$$@"\n' >$@
+	@chmod +x $@
 
-check-qemu: deps all
-	@sh qemu/run-scenarios $(BUILD)
+check-plan: deps $(BUILD)/$(HOST_ARCH)/earlymount $(BUILD)/aarch64/earlymount $(BUILD)/aarch64/earlymount-user
+	+@$(call step,plan) sh -c 'sh tests/plan/run $(BUILD)/$(HOST_ARCH)/earlymount $(BUILD)/fixtures && \
+		sh tests/plan/run $(BUILD)/aarch64/earlymount-user $(BUILD)/fixtures'
+
+check-qemu: deps all $(PROBES)
+	+@$(call step,qemu) sh qemu/run-scenarios $(BUILD)
 
 # earlymount-luks on real LUKS2 images, in QEMU on both arches (about 1.5 minutes).
 .PHONY: check-luks
-check-luks: deps all
-	@sh tests/luks/run $(BUILD)
-check: check-luks
+check-luks: deps all $(PROBES)
+	+@$(call step,luks) sh tests/luks/run $(BUILD)
 
 # earlymount-luks's TPM2 client against a software TPM, with tokens that the host's
 # systemd-cryptenroll enrolls (seconds, no QEMU): unsealing, PINs, changed PCRs, hostile
@@ -548,16 +571,13 @@ $(TPM2_TOOL): tests/tpm2/unseal_tool.c luks/tpm2_unseal.c luks/tpm2_session.c lu
 	$(call say,CCLD,$@) $(CC) $(ALL_CFLAGS) -O1 $(SAN) $(INC_luks) -o $@ tests/tpm2/unseal_tool.c \
 		luks/tpm2_unseal.c luks/tpm2_session.c luks/tpm2_client.c luks/tpm2_pcr_signature.c $(LUKS_LIB_SRC) $(call tpm2_crypto_libs,$(HOST_ARCH))
 check-tpm2: deps $(TPM2_TOOL)
-	@sh tests/tpm2/run $(TPM2_TOOL)
-check: check-tpm2
+	+@$(call step,tpm2) sh tests/tpm2/run $(TPM2_TOOL)
 
 # `earlymount qemu` on both arches (issue 15): an image, a directory as the root, a failed boot.
 .PHONY: check-qemu-command
-check-qemu-command: deps all
-	@sh tests/qemu-command/run $(BUILD)
-check: check-qemu-command
+check-qemu-command: deps all $(PROBES)
+	+@$(call step,qemu-command) sh tests/qemu-command/run $(BUILD)
 
-check: check-unit check-plan check-qemu
 
 # DEMO=debian: the Debian system of check-realsys, interactive (qemu/demo-debian).
 demo: deps all
@@ -653,36 +673,27 @@ deb: deps all
 # The packages build lintian-clean, and the host's installs and removes cleanly (tests/deb).
 .PHONY: check-deb
 check-deb: deb
-	@sh tests/deb/install $(BUILD)
+	+@$(call step,deb) sh tests/deb/install $(BUILD)
 
-check: check-deb
 
 # The LUKS decision the hooks share on fake hosts (with dash and bash), the mkinitcpio hook
 # in a harness of mkinitcpio's hook API, `make install` into a scratch DESTDIR, then images
 # from Debian's dracut and initramfs-tools booted against the DPS and LUKS scenarios on both
 # arches.
-check-hooks: deps all
-	@sh tests/hooks/luks dash
-	@sh tests/hooks/luks bash
-	@bash tests/hooks/mkinitcpio
-	@sh tests/hooks/install $(BUILD)
-	@sh qemu/generators $(BUILD)
+check-hooks: deps all $(PROBES) $(call after,check-qemu check-uefi check-musl-boot)
+	+@$(call step,hooks) sh -c 'sh tests/hooks/luks dash && sh tests/hooks/luks bash && \
+		bash tests/hooks/mkinitcpio && sh tests/hooks/install $(BUILD) && sh qemu/generators $(BUILD)'
 
 # `earlymount initramfs --host-only` (issue 16): on a fake sysfs, then built by a guest from
 # its own sysfs and booted (both arches, about 2 minutes).
 .PHONY: check-hostonly
-check-hostonly: deps all
-	@sh tests/hostonly/run $(BUILD)
-check: check-hostonly
+check-hostonly: deps all $(PROBES)
+	+@$(call step,hostonly) sh tests/hostonly/run $(BUILD)
 
 # The man page renders without a warning, and documents every key the parser knows.
 check-man: deps $(UNIT_DIR)/test_manpage
-	@w=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l docs/earlymount.8 2>&1 >/dev/null); \
-	if [ -n "$$w" ]; then printf '%s\n' "$$w"; echo "man: docs/earlymount.8 has warnings"; exit 1; fi
-	@$(UNIT_DIR)/test_manpage >$(UNIT_DIR)/test_manpage.out 2>&1 || { cat $(UNIT_DIR)/test_manpage.out; exit 1; }
-	@echo "man: docs/earlymount.8 renders cleanly and documents every command-line key"
+	+@$(call step,man) sh tests/man $(UNIT_DIR)/test_manpage
 
-check: check-hooks check-man
 
 # ---- issue 7 (hostile input): libFuzzer targets of the pure core, valgrind ----
 # `make fuzz` runs each target for 10 minutes; `check-fuzz` replays the corpus (regression
@@ -691,8 +702,7 @@ check: check-hooks check-man
 fuzz: deps
 	@sh tests/fuzz/run -t $(or $(FUZZ_SECONDS),600) -b $(BUILD)
 check-fuzz: deps
-	@sh tests/fuzz/run -t 5 -b $(BUILD)
-check: check-fuzz
+	+@$(call step,fuzz) sh tests/fuzz/run -t 5 -b $(BUILD)
 
 # The unit tests without sanitizers, under valgrind.
 VG_DIR   := $(BUILD)/valgrind
@@ -708,23 +718,20 @@ $(VG_DIR)/test_%: tests/unit/test_%.c $(VG_DIR)/libcore.a $(wildcard tests/unit/
 		$(VG_DIR)/libcore.a $(call kmod_lib,$(HOST_ARCH)) -lblkid -llzma -lzstd -lz -lcmocka
 # valgrind lacks openat2: test_switchroot then takes the chroot fallback of old kernels.
 check-valgrind: deps $(VG_TESTS)
-	@RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
+	+@$(call step,valgrind) env RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 		sh tests/run-unit $(VG_TESTS)
-check: check-valgrind
 
 # The host commands (plan, initramfs, var-uuid) under ASan, UBSan and LeakSanitizer, on the
 # plan fixtures, the fuzz corpus's damaged disks and the test kernel: the shipped binary is
 # static and stripped, so tests/leaks builds its own, linked dynamically.
 .PHONY: check-leaks
 check-leaks: deps $(call kmod_lib,$(HOST_ARCH))
-	@KMOD_ROOT=$(KMOD_ROOT) sh tests/leaks -b $(BUILD)
-check: check-leaks
+	+@$(call step,leaks) env KMOD_ROOT=$(KMOD_ROOT) sh tests/leaks -b $(BUILD)
 
 # ---- issue 5 (faults): UEFI boots (OVMF / AAVMF + systemd-boot); ≈ 45 s, so in `check` ----
 .PHONY: check-uefi
-check-uefi: deps all
-	@QEMU_UEFI=only sh qemu/run-scenarios $(BUILD)
-check: check-uefi
+check-uefi: deps all $(PROBES) $(call after,check-qemu)
+	+@$(call step,uefi) env QEMU_UEFI=only sh qemu/run-scenarios $(BUILD)
 
 # ---- issue 8 (bench): earlymount against dracut+systemd, initramfs-tools and a hard-coded
 # "limit" initramfs, same kernel, disk and QEMU; then scaling and sizes. Slow: not in `check`.
@@ -736,7 +743,6 @@ bench: deps all
 	@KMOD_ROOT=$(KMOD_ROOT) ZSTD_ROOT=$(ZSTD_ROOT) CRYPTSETUP_ROOT=$(CRYPTSETUP_ROOT) LVM2_ROOT=$(LVM2_ROOT) \
 		MUSL_ROOT=$(MUSL_ROOT) sh qemu/bench $(BUILD)
 
-check: check-realsys
 
 # ---- issue 17: the installed path: the .deb in a Debian system whose own generator
 # (initramfs-tools, dracut) makes the image that boots it, and taken out again (tests/deb/boot).
@@ -744,14 +750,12 @@ check: check-realsys
 # the others, and gets initramfs-tools only (tests/deb/boot says why). ----
 DEB_BOOT_ARCHES ?= $(ARCHES)
 .PHONY: check-deb-boot
-check-deb-boot: deb
-	@sh tests/deb/boot $(BUILD) $(DEB_BOOT_ARCHES)
-check: check-deb-boot
+check-deb-boot: deb $(call after,$(foreach a,$(DEB_BOOT_ARCHES),debian-trees-$(a)))
+	+@$(call step,deb-boot) sh tests/deb/boot $(BUILD) $(DEB_BOOT_ARCHES)
 
 # Issue 25: a Debian system installed on LVM (/boot, then vg0/root on a physical volume) turns
 # earlymount on with its own update-initramfs, and boots through it to `running` (x86-64,
 # about 7 minutes; tests/deb/lvm-boot).
 .PHONY: check-deb-lvm
-check-deb-lvm: deb
-	@sh tests/deb/lvm-boot $(BUILD)
-check: check-deb-lvm
+check-deb-lvm: deb $(call after,debian-trees-$(HOST_ARCH))
+	+@$(call step,deb-lvm) sh tests/deb/lvm-boot $(BUILD)

@@ -9,6 +9,7 @@ MACHINE_ID_VAR_UUID=6028e3a1-54ef-41be-90b1-c54f2e22254c
 HOST_ARCH=$(uname -m)
 PROBE_BEGIN='=== earlymount-probe begin ==='
 PROBE_END='=== earlymount-probe end ==='
+. "$here/jobslot.sh"
 
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'qemu: %s\n' "$*" >&2; exit 1; }
@@ -117,6 +118,11 @@ build_initramfs() { # ARCH [VARIANT]
 		esac ;;
 	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md)"; return 1 ;;
 	esac
+	mkdir -p "$(dirname "$lib_img")"
+	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1
+}
+
+build_initramfs_locked() { # ARCH OPTION...
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
@@ -199,7 +205,20 @@ root_tree() { # DIR MARKER [INIT-PATH]
 	chmod 0755 "$1/$3"
 }
 
+# Built once for the probe-init of the moment, under a lock: the steps of `make check` that
+# make images of them run side by side.
 build_trees() { # ARCH
+	lib_fs=$build/qemu/fs/$1
+	mkdir -p "$lib_fs"
+	(
+		flock 9
+		[ "$lib_fs/.built" -nt "$build/$1/probe-init" ] && [ "$lib_fs/.built" -nt "$here/lib.sh" ] && exit 0
+		rm -f "$lib_fs/.built"
+		make_trees "$1" && touch "$lib_fs/.built"
+	) 9>"$lib_fs/.lock" || die "could not make the test trees of $1 in $lib_fs"
+}
+
+make_trees() { # ARCH
 	lib_fs=$build/qemu/fs/$1
 	lib_probe=$build/$1/probe-init
 	root_tree "$lib_fs/root" root sbin/init
