@@ -25,14 +25,15 @@ kernel_image() {
 }
 kernel_moddir() { lib_k=$(kernel_dir "$1"); echo "$lib_k/lib/modules/$(cat "$lib_k/kver")"; }
 
-fetch_kernels() {
-	sh "$here/kernels" "$KERNEL_ROOT" || die "could not fetch the Debian kernels (see above)"
+fetch_kernels() { # [ARCH...]: both when none is named
+	sh "$here/kernels" "$KERNEL_ROOT" "$@" || die "could not fetch the Debian kernels (see above)"
 }
 
-build_probes() {
-	make -s BUILD="$build" "$build/x86_64/probe-init" "$build/aarch64/probe-init" \
-		"$build/x86_64/btrfs-subvol" "$build/aarch64/btrfs-subvol" >&2 ||
-		die "could not build qemu/probe-init.c and qemu/btrfs-subvol.c"
+build_probes() { # [ARCH...]: both when none is named
+	lib_probes=""
+	for lib_a in ${*:-x86_64 aarch64}; do lib_probes="$lib_probes $build/$lib_a/probe-init $build/$lib_a/btrfs-subvol"; done
+	# shellcheck disable=SC2086
+	make -s BUILD="$build" $lib_probes >&2 || die "could not build qemu/probe-init.c and qemu/btrfs-subvol.c"
 }
 
 var_uuid() {
