@@ -5,7 +5,9 @@
 # overloaded. BUILD/check-times.txt then says each step's wall and CPU time (tests/check).
 # The steps that share BUILD/qemu's disk images, and those that boot the Debian trees, wait
 # for what they need ($(call after,...): in `make check` only; a step run alone runs alone).
-# A step needs only what it runs: its prerequisites are built as soon as a job is free.
+# A step needs only what it runs: its prerequisites are built as soon as a job is free. Only
+# the steps that take jobserver slots are `+` recipes: make passes its jobserver pipe to those
+# alone (and runs them under `make -n` too).
 CHECK_LOG ?=
 step       = $(if $(CHECK_LOG),sh tests/step $(CHECK_LOG) $(1))
 after      = $(if $(CHECK_LOG),| $(1))
@@ -24,12 +26,12 @@ check-steps: $(CHECK_STEPS)
 
 # ---- without a VM ----
 check-unit: deps $(UNIT_TESTS)
-	+@$(call step,unit) sh tests/run-unit $(UNIT_TESTS)
+	@$(call step,unit) sh tests/run-unit $(UNIT_TESTS)
 
 # The unit tests without sanitizers, under valgrind. valgrind lacks openat2: test_switchroot
 # then takes the chroot fallback of old kernels.
 check-valgrind: deps $(VG_TESTS)
-	+@$(call step,valgrind) env RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
+	@$(call step,valgrind) env RUNNER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 		sh tests/run-unit $(VG_TESTS)
 
 # The aarch64 binaries under qemu-user, for the plan tests.
@@ -41,43 +43,43 @@ check-valgrind: deps $(VG_TESTS)
 # The plan tests run the native binary, then the aarch64 one under qemu-user: the same
 # answers from the cross-compiled core.
 check-plan: deps $(BUILD)/$(HOST_ARCH)/earlymount $(BUILD)/aarch64/earlymount $(BUILD)/aarch64/earlymount-user
-	+@$(call step,plan) sh -c 'sh tests/plan/run $(BUILD)/$(HOST_ARCH)/earlymount $(BUILD)/fixtures && \
+	@$(call step,plan) sh -c 'sh tests/plan/run $(BUILD)/$(HOST_ARCH)/earlymount $(BUILD)/fixtures && \
 		sh tests/plan/run $(BUILD)/aarch64/earlymount-user $(BUILD)/fixtures'
 
 # The musl binaries give the same plans as the glibc ones (aarch64 under qemu-user), on
 # fixtures of their own (check-plan remakes its own beside it).
 check-musl: deps musl $(BUILD)/musl-aarch64/earlymount-user
-	+@$(call step,musl) sh -c 'sh tests/plan/run $(BUILD)/musl-x86_64/earlymount $(BUILD)/fixtures-musl && \
+	@$(call step,musl) sh -c 'sh tests/plan/run $(BUILD)/musl-x86_64/earlymount $(BUILD)/fixtures-musl && \
 		sh tests/plan/run $(BUILD)/musl-aarch64/earlymount-user $(BUILD)/fixtures-musl'
 
 # libFuzzer targets of the pure core: the corpus replayed (regression inputs included), and a
 # few seconds of fuzzing per target.
 check-fuzz: deps
-	+@$(call step,fuzz) sh tests/fuzz/run -t 5 -b $(BUILD)
+	@$(call step,fuzz) sh tests/fuzz/run -t 5 -b $(BUILD)
 
 # The host commands (plan, initramfs, var-uuid) under ASan, UBSan and LeakSanitizer, on the
 # plan fixtures, the fuzz corpus's damaged disks and the test kernel: the shipped binary is
 # static and stripped, so tests/leaks builds its own, linked dynamically.
 check-leaks: deps $(call kmod_lib,$(HOST_ARCH))
-	+@$(call step,leaks) env KMOD_ROOT=$(KMOD_ROOT) sh tests/leaks -b $(BUILD)
+	@$(call step,leaks) env KMOD_ROOT=$(KMOD_ROOT) sh tests/leaks -b $(BUILD)
 
 # earlymount-luks's TPM2 client against a software TPM, with tokens that the host's
 # systemd-cryptenroll enrolls (seconds, no QEMU): unsealing, PINs, changed PCRs, hostile tokens.
 check-tpm2: deps $(TPM2_TOOL)
-	+@$(call step,tpm2) sh tests/tpm2/run $(TPM2_TOOL)
+	@$(call step,tpm2) sh tests/tpm2/run $(TPM2_TOOL)
 
 # The man page renders without a warning, and documents every key the parser knows.
 check-man: deps $(UNIT_DIR)/test_manpage
-	+@$(call step,man) sh tests/man $(UNIT_DIR)/test_manpage
+	@$(call step,man) sh tests/man $(UNIT_DIR)/test_manpage
 
 # The layer rule (README, Layout), read from the objects' symbols; its selftest; the layout.
 check-layers: deps all
-	+@$(call step,layers) sh -c 'sh tests/layers/check -b $(BUILD) -a $(HOST_ARCH) && \
+	@$(call step,layers) sh -c 'sh tests/layers/check -b $(BUILD) -a $(HOST_ARCH) && \
 		sh tests/layers/selftest -b $(BUILD) && sh tests/layers/layout README.md'
 
 # The packages build lintian-clean, and the host's installs and removes cleanly (tests/deb).
 check-deb: deb
-	+@$(call step,deb) sh tests/deb/install $(BUILD)
+	@$(call step,deb) sh tests/deb/install $(BUILD)
 
 # ---- in QEMU ----
 # Every scenario of qemu/scenarios on both arches, two VMs at a time.
@@ -108,16 +110,16 @@ check-hooks: $(BOOTS) $(call after,check-qemu check-uefi check-musl-boot)
 
 # earlymount-luks on real LUKS2 images, in QEMU on both arches.
 check-luks: $(BOOTS)
-	+@$(call step,luks) sh tests/luks/run $(BUILD)
+	@$(call step,luks) sh tests/luks/run $(BUILD)
 
 # `earlymount qemu` on both arches: an image, a directory as the root, a failed boot.
 check-qemu-command: $(BOOTS)
-	+@$(call step,qemu-command) sh tests/qemu-command/run $(BUILD)
+	@$(call step,qemu-command) sh tests/qemu-command/run $(BUILD)
 
 # `earlymount initramfs --host-only`: on a fake sysfs, then built by a guest from its own
 # sysfs and booted (both arches).
 check-hostonly: $(BOOTS)
-	+@$(call step,hostonly) sh tests/hostonly/run $(BUILD)
+	@$(call step,hostonly) sh tests/hostonly/run $(BUILD)
 
 # ---- real systems: Debian with systemd, and busybox init ----
 # The Debian trees (qemu/debian-rootfs, cached in $(BUILD)/debian per recipe) take minutes to
@@ -128,7 +130,7 @@ debian_flavours = $(if $(filter $(1),$(or $(QEMU_ARCHES),$(ARCHES))),default) \
 	$(if $(filter $(1),$(DEB_BOOT_ARCHES)),kernel) $(if $(filter $(1),$(HOST_ARCH)),dracut lvm)
 .PHONY: $(foreach a,$(ARCHES),debian-trees-$(a))
 $(foreach a,$(ARCHES),debian-trees-$(a)): debian-trees-%: deps
-	+@$(call step,debian-trees-$*) sh -c 'for f in $(call debian_flavours,$*); do \
+	@$(call step,debian-trees-$*) sh -c 'for f in $(call debian_flavours,$*); do \
 		if [ $$f = default ]; then sh qemu/debian-rootfs $(BUILD) $*; \
 		else sh qemu/debian-rootfs --flavour $$f $(BUILD) $*; fi || exit 1; done'
 
@@ -142,10 +144,10 @@ check-realsys: $(BOOTS) $(call after,$(foreach a,$(ARCHES),debian-trees-$(a)))
 # dracut) makes the image that boots it, and taken out again (tests/deb/boot). The foreign
 # arch gets initramfs-tools only (tests/deb/boot says why).
 check-deb-boot: deb $(call after,$(foreach a,$(DEB_BOOT_ARCHES),debian-trees-$(a)))
-	+@$(call step,deb-boot) sh tests/deb/boot $(BUILD) $(DEB_BOOT_ARCHES)
+	@$(call step,deb-boot) sh tests/deb/boot $(BUILD) $(DEB_BOOT_ARCHES)
 
 # A Debian system installed on LVM (/boot, then vg0/root on a physical volume) turns
 # earlymount on with its own update-initramfs, and boots through it to `running` (x86-64;
 # tests/deb/lvm-boot).
 check-deb-lvm: deb $(call after,debian-trees-$(HOST_ARCH))
-	+@$(call step,deb-lvm) sh tests/deb/lvm-boot $(BUILD)
+	@$(call step,deb-lvm) sh tests/deb/lvm-boot $(BUILD)
