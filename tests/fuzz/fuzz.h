@@ -171,7 +171,7 @@ static inline void fuzz_check_plan(int r, const struct plan *plan, const struct 
 				   s->part->size <= UINT64_MAX - s->part->start,
 				   "step %zu mounts damaged partition %u", i, s->part->number);
 		}
-		/* each device-mapper device is made by one step (issue 26) */
+		/* each device-mapper device is made by one step */
 		for (size_t j = 0; r == 0 && j < i && (s->op == OP_UNLOCK || s->op == OP_VERITY); j++)
 			FUZZ_CHECK((plan->steps[j].op != OP_UNLOCK && plan->steps[j].op != OP_VERITY) ||
 				   strcmp(plan->steps[j].target, s->target) != 0,

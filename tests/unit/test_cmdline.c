@@ -832,7 +832,7 @@ static void test_luks_keys_malformed(void **state)
 	assert_non_null(strstr(err, "UUID=NAME expected"));
 	parse_einval("rd.luks.name=" LUKS_A "=a/b");
 	assert_non_null(strstr(err, "not a device-mapper name"));
-	/* names /dev/mapper would read as itself, its parent or its control node (issue 26) */
+	/* names /dev/mapper would read as itself, its parent or its control node */
 	parse_einval("rd.luks.name=" LUKS_A "=.");
 	assert_non_null(strstr(err, "not a device-mapper name"));
 	parse_einval("rd.luks.name=" LUKS_A "=..");

@@ -1,4 +1,4 @@
-/* The planner for btrfs (issue 25): a filesystem over several devices is one match of
+/* The planner for btrfs: a filesystem over several devices is one match of
  * root=UUID= and waits until the boot saw all its devices (degraded mounts it without);
  * subvolumes of one btrfs may be the root and /usr. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* The planner with the root's fstab (issue 25): its /usr where nothing else gives one, ro or
+/* The planner with the root's fstab: its /usr where nothing else gives one, ro or
  * rw as the root, checked by its pass; its x-initrd.mount entries; what it refuses. */
 #include <errno.h>
 #include <setjmp.h>

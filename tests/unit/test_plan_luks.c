@@ -316,7 +316,7 @@ static void test_refusals(void **state)
 	want_error(f, r, -EINVAL, "two devices would be /dev/mapper/root");
 	fx_free(f);
 	/* ... and the same when the verity device comes second: a LUKS root unlocked as "usr",
-	 * then /usr verified as /dev/mapper/usr (issue 26) */
+	 * then /usr verified as /dev/mapper/usr */
 	f = fx_new();
 	d = fx_disk(f, "/dev/vda", "gpt", "", false);
 	luks_part(f, d, 1, T_ROOT_X86_64, "root", 0, LUKS_ROOT);

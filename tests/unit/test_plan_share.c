@@ -1,4 +1,4 @@
-/* The planner for a root or /usr on a host share (issue 15): no disk, no discovery; the
+/* The planner for a root or /usr on a host share: no disk, no discovery; the
  * volatile modes over it; what a share refuses. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* The storage stacks in the plan (issue 25): the steps that stand for what the boot makes as
+/* The storage stacks in the plan: the steps that stand for what the boot makes as
  * members appear (activate, assemble, scan), and on the host, the devices a command line
  * names that the boot would make from members on disk images (core/stack_predict.c). */
 #include <errno.h>
