@@ -236,7 +236,7 @@ make_trees() { # ARCH
 	build_volatile_trees "$1"
 }
 
-# Issue 4 (volatile): usr-os, a /usr that boots alone (the probe as /usr/sbin/init, factory
+# usr-os, a /usr that boots alone (the probe as /usr/sbin/init, factory
 # /etc and /var; lib64 on x86_64 only, where the ABI's loader lives); root-bare, a root that
 # holds nothing but that /usr: the skeleton must make the rest.
 build_volatile_trees() { # ARCH

@@ -168,7 +168,7 @@ static void test_root_empty_resets(void **state)
 	assert_null(opts.root);
 }
 
-/* Issue 15: the forms of dracut, mkosi and virtme-ng for a root on a host share. */
+/* The forms of dracut, mkosi and virtme-ng for a root on a host share. */
 static void test_root_share(void **state)
 {
 	parse_ok("root=virtiofs:myfs");
