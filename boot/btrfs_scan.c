@@ -62,11 +62,15 @@ static bool is_btrfs_device(const struct part *part)
 	return streq(part->fstype, "btrfs") && part->devpath[0];
 }
 
+/* The kernel keeps the list: a device shown again is no harm, and none is remembered here.
+ * Until a plan mounts a btrfs (btrfs_plan_mounts()), its devices wait, unsaid. */
+static const struct stack_kind btrfs_kind = { .member = "btrfs", .every_event = true };
+
 void btrfs_probed(const struct part *part, void *data)
 {
 	struct btrfs_boot *b = data;
 
-	if (is_btrfs_device(part) && b->control >= 0)
+	if (stack_gate_pass(&b->gate, &btrfs_kind, b->control >= 0, part))
 		scan(b, part);
 }
 

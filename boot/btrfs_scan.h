@@ -11,11 +11,13 @@
 #include "disk.h"
 #include "modules.h"
 #include "plan.h"
+#include "stack_gate.h"
 
 struct btrfs_boot {
 	struct modules *modules;
 	int control;     /* /dev/btrfs-control (close-on-exec) once btrfs is loaded; -1 before */
 	bool unusable;   /* btrfs could not be loaded, or its control device opened: said once */
+	struct stack_gate gate;
 };
 
 /* A probe recognised part: when it holds btrfs and btrfs is in use, the kernel is shown the

@@ -51,6 +51,12 @@ static int lvm_run(const char *const *argv, struct child_log *out)
 			       child_log_line, out);
 }
 
+static const struct stack_kind lvm_kind = {
+	.member = "LVM2_member", .what = "an LVM physical volume", .off_by = "rd.lvm=0",
+	.tool = EARLYMOUNT_LVM, .tool_name = "lvm", .tool_job = "activate its volume group",
+	.tool_option = "--lvm",
+};
+
 void lvm_probed(const struct part *part, void *data)
 {
 	struct lvm_boot *l = data;
@@ -59,18 +65,7 @@ void lvm_probed(const struct part *part, void *data)
 	struct child_log out = { .prefix = "lvm: " };
 	int r;
 
-	if (!streq(part->fstype, "LVM2_member"))
-		return;
-	if (!l->opts->lvm.enabled || access(EARLYMOUNT_LVM, X_OK) < 0) {
-		if (!l->said_off)
-			log_info("%s is an LVM physical volume: %s", part->devpath,
-				 !l->opts->lvm.enabled ? "left alone (rd.lvm=0)"
-						       : "this image has no lvm to activate its volume "
-							 "group (earlymount initramfs --lvm adds it)");
-		l->said_off = true;
-		return;
-	}
-	if (name_list_has(&l->scanned, part->devpath) || name_list_add(&l->scanned, part->devpath) < 0)
+	if (!stack_gate_pass(&l->gate, &lvm_kind, l->opts->lvm.enabled, part))
 		return;
 	if (!l->prepared)
 		lvm_prepare(l);

@@ -8,17 +8,16 @@
 #include "cmdline.h"
 #include "disk.h"
 #include "modules.h"
-#include "name_list.h"
+#include "stack_gate.h"
 
 struct lvm_boot {
 	const struct options *opts;
 	struct modules *modules;
 	bool prepared;      /* dm_mod loaded, the --config text made */
-	bool said_off;      /* the notes said once: rd.lvm=0, or no lvm in the image */
 	char config[1024];  /* lvm's --config for the initramfs */
 	/* the physical volumes handed to lvm: a device probed again (a change event, a rescan)
 	 * is not scanned twice */
-	struct name_list scanned;
+	struct stack_gate gate;
 };
 
 /* A probe recognised part: when it is an LVM physical volume, lvm scans it and activates

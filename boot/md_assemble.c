@@ -128,6 +128,12 @@ static bool is_waiting(const char *name, void *data)
 	return array_waiting(name);
 }
 
+static const struct stack_kind md_kind = {
+	.member = "linux_raid_member", .what = "an md RAID member", .off_by = "rd.md=0",
+	.tool = EARLYMOUNT_MDADM, .tool_name = "mdadm", .tool_job = "assemble its array",
+	.tool_option = "--md",
+};
+
 void md_probed(const struct part *part, void *data)
 {
 	struct md_boot *m = data;
@@ -135,19 +141,8 @@ void md_probed(const struct part *part, void *data)
 	struct child_log out = { .prefix = "mdadm: " };
 	int r;
 
-	if (!streq(part->fstype, "linux_raid_member"))
-		return;
-	if (!m->opts->md.enabled || access(EARLYMOUNT_MDADM, X_OK) < 0) {
-		if (!m->said_off)
-			log_info("%s is an md RAID member: %s", part->devpath,
-				 !m->opts->md.enabled ? "left alone (rd.md=0)"
-						      : "this image has no mdadm to assemble its array "
-							"(earlymount initramfs --md adds it)");
-		m->said_off = true;
-		return;
-	}
 	/* a device probed again (a change event, a rescan) is handed over, or refused, once */
-	if (name_list_has(&m->added, part->devpath) || name_list_add(&m->added, part->devpath) < 0)
+	if (!stack_gate_pass(&m->gate, &md_kind, m->opts->md.enabled, part))
 		return;
 	if (!m->prepared)
 		md_prepare(m);
@@ -172,7 +167,7 @@ int md_degraded_due_ms(const struct md_boot *m)
 	double due;
 	int r = -1;
 
-	if (m->added.n == 0 || m->degraded_tried || sec == 0 || !for_each_array(is_waiting, NULL))
+	if (m->gate.seen.n == 0 || m->degraded_tried || sec == 0 || !for_each_array(is_waiting, NULL))
 		goto out;
 	due = m->last_added_sec + sec - timing_now();
 	r = due > 0 ? (int)(due * 1000) + 1 : 0;

@@ -9,14 +9,15 @@
 #include "disk.h"
 #include "modules.h"
 #include "name_list.h"
+#include "stack_gate.h"
 
 struct md_boot {
 	const struct options *opts;
 	struct modules *modules;
 	bool prepared;          /* md_mod loaded, rd.md.uuid= checked */
-	bool said_off;          /* the notes said once: rd.md=0, or no mdadm in the image */
-	struct name_list added; /* the members seen: a device probed again (a change event, a
-				 * rescan) is not handed to mdadm twice */
+	/* the members seen: a device probed again (a change event, a rescan) is not handed to
+	 * mdadm twice */
+	struct stack_gate gate;
 	struct name_list personalities; /* the RAID levels whose modules were loaded */
 	struct name_list warned;        /* the arrays whose degraded start was reported */
 	int root_wait_sec;      /* how long the boot waits for its root (0: for ever), which
