@@ -14,8 +14,9 @@ after      = $(if $(CHECK_LOG),| $(1))
 PROBES    := $(foreach a,$(ARCHES),$(BUILD)/$(a)/probe-init $(BUILD)/$(a)/btrfs-subvol)
 # What a step that boots scenarios needs: every binary of both arches, and the guests' programs.
 BOOTS     := deps all $(PROBES)
-# Listed in the order make starts them: the longest chains first.
-CHECK_STEPS := debian-trees-aarch64 check-qemu check-unit debian-trees-x86_64 check-uefi \
+# Listed in the order make starts them: the longest chains first, the scenarios (whose builds
+# make starts first, on every core) and the Debian trees.
+CHECK_STEPS := check-qemu debian-trees-aarch64 debian-trees-x86_64 check-unit check-uefi \
 	check-musl-boot check-hooks check-plan check-valgrind check-fuzz check-leaks check-tpm2 \
 	check-man check-layers check-musl check-luks check-qemu-command check-hostonly check-deb \
 	check-realsys check-deb-boot check-deb-lvm
