@@ -111,7 +111,7 @@ help:
 	@echo 'make                 earlymount, earlymount-init, the LUKS helper, lvm and mdadm, both arches (build/ARCH/)'
 	@echo 'make demo            boot a discoverable disk on x86-64 through earlymount (DEMO=debian: a Debian system)'
 	@echo 'make check           every test, side by side on all cores; build/check-times.txt says what took how long'
-	@echo 'make check-STEP      one step of it: $(patsubst check-%,%,$(filter check-%,$(CHECK_STEPS)))'
+	@echo 'make check-STEP      one step of it: $(patsubst check-%,%,$(filter check-%,$(CHECK_STEPS))) (qemu: both arches)'
 	@echo 'make musl            the musl build (build/musl-ARCH/); LIBC=musl adds it to make'
 	@echo 'make size            the sizes of the binaries'
 	@echo 'make bench           boot times and sizes against the limit and the peers (build/bench/results.md)'

@@ -3,8 +3,9 @@
 # BUILD/check/STEP.log and printed whole when it ends (tests/step), and the VMs of a step
 # beyond its first take further jobs (qemu/jobslot.sh), so the cores stay busy and never
 # overloaded. BUILD/check-times.txt then says each step's wall and CPU time (tests/check).
-# The steps that share BUILD/qemu's disk images, and those that boot the Debian trees, wait
-# for what they need ($(call after,...): in `make check` only; a step run alone runs alone).
+# Each run of qemu/run-scenarios has its own directory and disk images; the steps that boot
+# the Debian trees wait for them ($(call after,...): in `make check` only; a step run alone
+# runs alone).
 # A step needs only what it runs: its prerequisites are built as soon as a job is free. Only
 # the steps that take jobserver slots are `+` recipes: make passes its jobserver pipe to those
 # alone (and runs them under `make -n` too).
@@ -14,13 +15,13 @@ after      = $(if $(CHECK_LOG),| $(1))
 PROBES    := $(foreach a,$(ARCHES),$(BUILD)/$(a)/probe-init $(BUILD)/$(a)/btrfs-subvol)
 # What a step that boots scenarios needs: every binary of both arches, and the guests' programs.
 BOOTS     := deps all $(PROBES)
-# Listed in the order make starts them: the longest chains first, the scenarios (whose builds
-# make starts first, on every core) and the Debian trees.
-CHECK_STEPS := check-qemu debian-trees-aarch64 debian-trees-x86_64 check-unit check-uefi \
+# Listed in the order make starts them: the longest first, the scenarios of each arch (whose
+# builds make starts first, on every core) and the Debian trees.
+CHECK_STEPS := check-qemu-x86_64 check-qemu-aarch64 debian-trees-aarch64 debian-trees-x86_64 check-unit check-uefi \
 	check-musl-boot check-hooks check-plan check-valgrind check-fuzz check-leaks check-tpm2 \
 	check-man check-layers check-musl check-luks check-qemu-command check-hostonly check-deb \
 	check-realsys check-deb-boot check-deb-lvm
-.PHONY: check check-steps $(CHECK_STEPS)
+.PHONY: check check-steps check-qemu $(CHECK_STEPS)
 check:
 	+@sh tests/check $(BUILD) $(parallel) -k CHECK_LOG=$(abspath $(BUILD))/check check-steps
 check-steps: $(CHECK_STEPS)
@@ -83,12 +84,13 @@ check-deb: deb
 	@$(call step,deb) sh tests/deb/install $(BUILD)
 
 # ---- in QEMU ----
-# Every scenario of qemu/scenarios on both arches, two VMs at a time.
-check-qemu: $(BOOTS)
-	+@$(call step,qemu) sh qemu/run-scenarios $(BUILD)
+# Every scenario of qemu/scenarios on both arches, an arch a step, two VMs at a time each.
+check-qemu: $(foreach a,$(ARCHES),check-qemu-$(a))
+$(foreach a,$(ARCHES),check-qemu-$(a)): check-qemu-%: $(BOOTS)
+	+@$(call step,qemu-$*) env QEMU_ARCHES=$* QEMU_RUN_DIR=$(BUILD)/qemu/run-$* sh qemu/run-scenarios $(BUILD)
 
 # UEFI boots (OVMF / AAVMF + systemd-boot).
-check-uefi: $(BOOTS) $(call after,check-qemu)
+check-uefi: $(BOOTS)
 	+@$(call step,uefi) env QEMU_UEFI=only sh qemu/run-scenarios $(BUILD)
 
 # The musl binaries as /init, booted on both arches: one scenario per path where the C
@@ -98,14 +100,14 @@ check-uefi: $(BOOTS) $(call after,check-qemu)
 # scenarios stay glibc-only: the helper is a glibc binary either way.
 MUSL_BOOT_SCENARIOS ?= dps-root dps-full root-partuuid versioned-roots two-disks \
 	volatile-overlay verity-root fsck-var rd-break
-check-musl-boot: $(BOOTS) musl $(call after,check-qemu check-uefi)
+check-musl-boot: $(BOOTS) musl
 	+@$(call step,musl-boot) env QEMU_LIBC=musl sh qemu/run-scenarios $(BUILD) $(MUSL_BOOT_SCENARIOS)
 
 # The LUKS decision the hooks share on fake hosts (with dash and bash), the mkinitcpio hook
 # in a harness of mkinitcpio's hook API, `make install` into a scratch DESTDIR, then images
 # from Debian's dracut and initramfs-tools booted against the DPS and LUKS scenarios on both
 # arches.
-check-hooks: $(BOOTS) $(call after,check-qemu check-uefi check-musl-boot)
+check-hooks: $(BOOTS)
 	+@$(call step,hooks) sh -c 'sh tests/hooks/luks dash && sh tests/hooks/luks bash && \
 		bash tests/hooks/mkinitcpio && sh tests/hooks/install $(BUILD) && sh qemu/generators $(BUILD)'
 

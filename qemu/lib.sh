@@ -286,12 +286,15 @@ build_image() { # ARCH IMAGE PARTS [ESP-DIR]
 
 # A self-signed key and certificate for repart's Verity=signature, made once per BUILD.
 test_signing_key() {
-	[ -s "$build/qemu/keys/test.crt" ] && [ -s "$build/qemu/keys/test.pub" ] && return 0
 	mkdir -p "$build/qemu/keys"
-	openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=earlymount-test -days 36500 \
-		-keyout "$build/qemu/keys/test.key" -out "$build/qemu/keys/test.crt" >/dev/null 2>&1 ||
-		{ say "qemu: openssl could not make a test signing key"; return 1; }
-	openssl x509 -in "$build/qemu/keys/test.crt" -pubkey -noout >"$build/qemu/keys/test.pub"
+	(
+		flock 9
+		[ -s "$build/qemu/keys/test.crt" ] && [ -s "$build/qemu/keys/test.pub" ] && exit 0
+		openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=earlymount-test -days 36500 \
+			-keyout "$build/qemu/keys/test.key" -out "$build/qemu/keys/test.crt" >/dev/null 2>&1 ||
+			{ say "qemu: openssl could not make a test signing key"; exit 1; }
+		openssl x509 -in "$build/qemu/keys/test.crt" -pubkey -noout >"$build/qemu/keys/test.pub"
+	) 9>"$build/qemu/keys/.lock"
 }
 
 # Writes IMAGE with systemd-repart (252 or later; root: it formats through loop devices) from
