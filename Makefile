@@ -10,6 +10,8 @@
 #   mk/install.mk     `make install`, `make deb`
 
 VERSION := 0.1.0
+# `make` alone builds all, whichever fragment's rule comes first.
+.DEFAULT_GOAL := all
 ARCHES  := x86_64 aarch64
 BUILD   ?= build
 # The third-party builds, once per arch, shared by every BUILD directory.
@@ -37,6 +39,9 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -DEARLYMOUNT_VERSION='"$
 # Each object also says which headers it read (BUILD/.../NAME.d): a header's change remakes
 # its includers and nothing else.
 DEPFLAGS := -MMD -MP
+# The .d keeps the headers alone: the source is the pattern rule's own prerequisite, and an
+# old path left there by a moved source would stop make ("No rule to make target").
+no_src_dep = sed -i 's/ [^ :]*\.c\( \|$$\)/\1/' $(1:.o=.d)
 # Stripped: the binary goes into initramfs images.
 STATIC_LDFLAGS := -static -Wl,--gc-sections -s
 # The static binaries' objects: PID 1 never unwinds a C stack (no threads, no backtraces),
@@ -51,39 +56,47 @@ parallel = $(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)
 
 # The layers, lowest first (the README's Layout): a folder's code sees the headers of
 # its own layer and of those below it, never above. `make check-layers` checks the objects.
-#   lib/   generic helpers that know no partition
-#   core/  the pure core (command line, disk model), core/plan/ the planner
-#   boot/  what PID 1 does
-#   host/  the host commands, host/initramfs/ the image builder
-#   luks/  earlymount-luks, a program of its own: it sees lib/ alone, and earlymount's
-#          objects (and the unit tests, fuzzers and leak checks built from them) never see
-#          libcryptsetup; PID 1 and the builder see its header, the contract with it.
-LAYERS    := lib core boot host
+#   include/ the headers of lib/'s generic helpers, which know no partition
+#   core/    the pure core (command line, disk model), core/plan/ the planner
+#   disk/    the disk model's probe (libblkid): block devices and image files into core's
+#            model, for PID 1 and the host commands alike
+#   init/    PID 1: the stages at its top, the rest in rooms by job (init/ROOM/)
+#   host/    the host commands, host/initramfs/ the image builder. It sees no header of
+#            init/: earlymount's main (host/main.c), which boots as PID 1 too, alone does.
+#   luks/    earlymount-luks, a program of its own: it sees lib/ alone, and earlymount's
+#            objects (and the unit tests, fuzzers and leak checks built from them) never see
+#            libcryptsetup; PID 1 and the builder see its header, the contract with it.
+# A layer's folders are found, sub-folders (rooms) included: a new one needs no edit here.
+LAYERS    := lib core disk init host
+dirs_in   = $(sort $(patsubst %/,%,$(dir $(shell find $(1) -name '*.[ch]'))))
 DIRS_lib  := lib
-DIRS_core := core core/plan
-DIRS_boot := boot
-DIRS_host := host host/initramfs
-INC_lib   := -Ilib
-INC_core  := $(INC_lib) -Icore -Icore/plan
-INC_boot  := $(INC_core) -Iboot -Iluks
-INC_host  := $(INC_boot) -Ihost -Ihost/initramfs
+DIRS_core := $(call dirs_in,core)
+DIRS_disk := $(call dirs_in,disk)
+DIRS_init := $(call dirs_in,init)
+DIRS_host := $(call dirs_in,host)
+INC_lib   := -Iinclude
+INC_core  := $(INC_lib) $(addprefix -I,$(DIRS_core))
+INC_disk  := $(INC_core) $(addprefix -I,$(DIRS_disk))
+INC_init  := $(INC_disk) $(addprefix -I,$(DIRS_init)) -Iluks
+INC_host  := $(INC_disk) $(addprefix -I,$(DIRS_host)) -Iluks
 INC_luks  := $(INC_lib) -Iluks
-INC_ALL   := $(INC_host)
-# The -I flags of a source file's layer.
+# What the unit tests, fuzzers and leak checks see: every layer.
+INC_ALL   := $(INC_init) $(addprefix -I,$(DIRS_host))
+# The -I flags of a source file's layer; earlymount's main sees init/'s entry too.
 layer_of  = $(firstword $(foreach l,$(LAYERS),$(if $(filter $(addsuffix /%,$(DIRS_$(l))),$(1)),$(l))))
-layer_inc = $(INC_$(call layer_of,$(1)))
+layer_inc = $(INC_$(call layer_of,$(1)))$(if $(filter host/main.c,$(1)), -Iinit)
 SRC_DIRS  := $(foreach l,$(LAYERS),$(DIRS_$(l)))
 vpath %.c $(SRC_DIRS)
 # Every source of a layer's folders, found there.
 SRCS      := $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
-# Two mains: host/main.c of earlymount (the host commands, and it boots too), boot/init_main.c
+# Two mains: host/main.c of earlymount (the host commands, and it boots too), init/init_main.c
 # of earlymount-init (PID 1 alone: what images get as /init). --gc-sections leaves out of
 # earlymount-init every function that only the host commands reach.
-MAIN_SRCS := host/main.c boot/init_main.c
+MAIN_SRCS := host/main.c init/init_main.c
 # Everything but the mains: what the unit tests link.
 PROGRAM_SRCS := $(filter-out $(MAIN_SRCS),$(SRCS))
 objs_of   = $(patsubst %.c,$(1)/obj/%.o,$(notdir $(2)))
-host_objs = $(call objs_of,$(1),$(filter-out boot/init_main.c,$(SRCS)))
+host_objs = $(call objs_of,$(1),$(filter-out init/init_main.c,$(SRCS)))
 init_objs = $(call objs_of,$(1),$(filter-out host/main.c,$(SRCS)))
 LUKS_HELPER_SRC := $(wildcard luks/*.c)
 # What the helper takes from lib/: compiled into it from source, with its own flags.

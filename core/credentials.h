@@ -1,6 +1,6 @@
 /* systemd's credentials as an initrd gathers them (systemd's docs/CREDENTIALS.md): their
  * names, and the credentials of the command line and of SMBIOS type 11 strings. Data in,
- * data out: the boot reads the sources and writes the files (boot/credentials_import.c). */
+ * data out: the boot reads the sources and writes the files (init/handoff/credentials_import.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* fsck's rules, the way systemd-fsck(8) reads fsck.mode= and fsck.repair=: which checker,
- * its options, what its exit code means. Pure; boot/fsck.h runs the checker. */
+ * its options, what its exit code means. Pure; init/mounts/fsck.h runs the checker. */
 #pragma once
 
 #include <stdbool.h>

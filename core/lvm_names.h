@@ -1,6 +1,6 @@
 /* LVM2 at boot, the pure part: how its logical volumes are named, and which volume groups
  * and logical volumes the command line lets the boot activate (rd.lvm.vg=, rd.lvm.lv=, as
- * dracut reads them). Activation itself is lvm2's own tool's (boot/lvm_activate.c). */
+ * dracut reads them). Activation itself is lvm2's own tool's (init/stacks/lvm_activate.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* md RAID at boot, the pure part: which arrays the command line lets the boot assemble
  * (rd.md=, rd.md.uuid=, as dracut reads them) and when an array missing a member starts
- * degraded (earlymount.md_degraded=). Assembly itself is mdadm's (boot/md_assemble.c). */
+ * degraded (earlymount.md_degraded=). Assembly itself is mdadm's (init/stacks/md_assemble.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "commands.h"
-#include "emergency.h"
 #include "failure.h"
 #include "host_args.h"
+#include "paths.h"
 #include "plan.h"
 #include "plan_format.h"
 #include "plan_inputs.h"

@@ -8,7 +8,8 @@ define arch_rules
 # no object (the .d files say which read them).
 $(BUILD)/$(1)/obj/%.o: %.c | $(call kmod_lib,$(1))
 	@mkdir -p $$(@D)
-	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) $(DEPFLAGS) $(NO_UNWIND) $$(call layer_inc,$$<) -I$(call kmod_inc,$(1)) -c $$< -o $$@
+	$(call say,CC,$$@) $(CC_$(1)) $(ALL_CFLAGS) $(DEPFLAGS) $(NO_UNWIND) $$(call layer_inc,$$<) -I$(call kmod_inc,$(1)) -c $$< -o $$@ && \
+		$$(call no_src_dep,$$@)
 
 $(BUILD)/$(1)/earlymount: $(call host_objs,$(BUILD)/$(1)) $(call kmod_lib,$(1)) $(call zstd_lib,$(1))
 	$(call say,LD,$$@) $(CC_$(1)) $(STATIC_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call kmod_lib,$(1)) $(call sys_libs,$(1)) $(call zstd_lib,$(1))

@@ -102,7 +102,8 @@ $(call musl_kmod,$(1)): $(KMOD_ROOT)/src/.fetched $(call musl_lib,$(1),lzma) $(c
 $(BUILD)/musl-$(1)/obj/%.o: %.c | $(call musl_libs,$(1))
 	@mkdir -p $$(@D)
 	$(call say,CC,$$@) $(MUSL_CC_$(1)) $(ALL_CFLAGS) $(DEPFLAGS) $(MUSL_CFLAGS) $$(call layer_inc,$$<) -isystem $(MUSL_ROOT)/$(1)/kernel-headers \
-		-I$(MUSL_ROOT)/$(1)/sysroot/usr/include -I$(MUSL_ROOT)/$(1)/kmod -c $$< -o $$@
+		-I$(MUSL_ROOT)/$(1)/sysroot/usr/include -I$(MUSL_ROOT)/$(1)/kmod -c $$< -o $$@ && \
+		$$(call no_src_dep,$$@)
 
 $(BUILD)/musl-$(1)/earlymount: $(call host_objs,$(BUILD)/musl-$(1)) $(call musl_libs,$(1))
 	$(call say,LD,$$@) $(MUSL_CC_$(1)) $(MUSL_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(call musl_libs,$(1))

@@ -13,7 +13,8 @@ unit_wraps  = $(addprefix -Wl$(comma)--wrap=,$(shell cat tests/unit/test_$(1).wr
 define unit_rules
 $(1)/obj/%.o: %.c | $(call kmod_lib,$(HOST_ARCH))
 	@mkdir -p $$(@D)
-	$(call say,CC,$$@) $(CC) $(ALL_CFLAGS) $(DEPFLAGS) -g -O1 $(2) $$(call layer_inc,$$<) -I$(call kmod_inc,$(HOST_ARCH)) -c $$< -o $$@
+	$(call say,CC,$$@) $(CC) $(ALL_CFLAGS) $(DEPFLAGS) -g -O1 $(2) $$(call layer_inc,$$<) -I$(call kmod_inc,$(HOST_ARCH)) -c $$< -o $$@ && \
+		$$(call no_src_dep,$$@)
 
 $(1)/libcore.a: $(call objs_of,$(1),$(PROGRAM_SRCS))
 	@rm -f $$@ && ar rcs $$@ $$^

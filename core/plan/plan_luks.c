@@ -125,7 +125,7 @@ static int set_key(struct planner *p, struct plan_step *step, const struct luks_
 	return r;
 }
 
-/* Which keys the unlock tries, in its order (boot/luks_open.c), when a TPM2 token is one. */
+/* Which keys the unlock tries, in its order (init/unlock/luks_open.c), when a TPM2 token is one. */
 static void note_key_order(struct planner *p, const struct plan_step *step,
 			   const struct luks_options *o, const struct part *part, const char *role)
 {

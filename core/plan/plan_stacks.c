@@ -1,7 +1,7 @@
 /* The storage stacks under a device a mount takes. At boot they are made as their members
  * appear, before any plan can name the device: lvm2 activates a volume group
- * (boot/lvm_activate.c), mdadm assembles an array (boot/md_assemble.c), the kernel is shown
- * each device of a btrfs (boot/btrfs_scan.c). The plan shows them where they stand in the
+ * (init/stacks/lvm_activate.c), mdadm assembles an array (init/stacks/md_assemble.c), the kernel is shown
+ * each device of a btrfs (init/stacks/btrfs_scan.c). The plan shows them where they stand in the
  * order, and `earlymount plan` on images that are not assembled, what the boot will make (a
  * predicted device, core/stack_predict.h). */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* The parts of `earlymount initramfs` (host/initramfs/cmd_initramfs.c and initramfs_*.c) share one
+/* The parts of `earlymount initramfs` (host/cmd_initramfs.c and initramfs_*.c) share one
  * struct builder: each step reads what the ones before it found (the kernel release, the
  * chosen modules, the staging directory) and adds to the same archive. Not for use outside
  * the command: its only interface is commands.h. */

@@ -1,5 +1,5 @@
 /* `earlymount initramfs`: the filesystem checkers earlymount runs before a read-write mount
- * (boot/fsck.c), with the shared libraries and the program interpreter they need. They come
+ * (init/mounts/fsck.c), with the shared libraries and the program interpreter they need. They come
  * from the host, or from --fsck-root DIR (a tree unpacked from another architecture's
  * packages); a checker of another architecture, or one whose libraries are not all found, is
  * left out whole, with a line in the summary: a checker that cannot start would stop the boot

@@ -1,7 +1,7 @@
 /* `earlymount initramfs --keymap`: console keymaps compiled on the host with kbd's loadkeys
  * -b -u (Unicode keysyms, as the kernel's VTs default to UTF-8), checked, and put in the
  * image as KEYMAP_DIR/NAME.bmap; default.bmap points at the first. The boot loads one before
- * any prompt (boot/keymap_load.c). */
+ * any prompt (init/unlock/keymap_load.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* boot/hooks.c: the environment hooks get, which files run and in what order, and how a
+/* init/hooks.c: the environment hooks get, which files run and in what order, and how a
  * failing hook stops the boot. The hooks are small shell scripts in a temporary directory. */
 #include <errno.h>
 #include <setjmp.h>

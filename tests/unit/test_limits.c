@@ -777,7 +777,7 @@ static void test_hostile_names(void **state)
 		disk = probe_new(im, im->path);
 		assert_int_equal(disk->n_parts, 1);
 		if (!is_utf8(disk->parts[0].label))
-			fail_msg("name %zu: probe_disk kept a label that is not UTF-8 (boot/probe.c must "
+			fail_msg("name %zu: probe_disk kept a label that is not UTF-8 (disk/probe.c must "
 				 "utf8_sanitize() it)", i);
 	}
 }

@@ -1,4 +1,4 @@
-/* Resume from hibernation (boot/resume.c): what is written to /sys/power, in which order, and
+/* Resume from hibernation (init/mounts/resume.c): what is written to /sys/power, in which order, and
  * what the boot is told when the kernel comes back. sysfs_write, the probe and the log are
  * mocked. */
 #include <errno.h>

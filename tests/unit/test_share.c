@@ -1,4 +1,4 @@
-/* boot/share.c on a fake sysfs: which tags are there, when a share counts as present, and
+/* init/mounts/share.c on a fake sysfs: which tags are there, when a share counts as present, and
  * what the messages say (9p's mount_tag; virtiofs with and without /sys/fs/virtiofs). */
 #include <errno.h>
 #include <setjmp.h>

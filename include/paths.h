@@ -5,6 +5,8 @@
 #define EARLYMOUNT_RUN "/run/earlymount"
 /* Where the device-mapper devices earlymount sets up are linked by name. */
 #define DM_MAPPER_DIR "/dev/mapper"
+/* The shell of rd.emergency, rd.break and a failed boot, when the image has one. */
+#define EMERGENCY_SHELL "/bin/sh"
 /* The consoles the kernel writes to, the last one its /dev/console. */
 #define CONSOLE_ACTIVE "/sys/class/tty/console/active"
 /* There when the machine booted through UEFI. */

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "execute.h"
 #include "fileio.h"
 #include "luks_helper.h"
 #include "luks_key.h"

@@ -6,8 +6,6 @@
 
 #include "cmdline.h"
 
-#define EMERGENCY_SHELL "/bin/sh"
-
 /* Runs an interactive shell on the console and returns when it exits (zombies reaped
  * meanwhile). 0, or -ENOENT when there is no shell. */
 int emergency_shell(void);

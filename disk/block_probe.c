@@ -1,5 +1,5 @@
 /* One whole block device probed with its partitions, as sysfs and devtmpfs show it: at boot
- * for each disk that appears (boot/devices.c), on a running host for `earlymount check`. */
+ * for each disk that appears (init/devices/devices.c), on a running host for `earlymount check`. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
