@@ -31,6 +31,6 @@ $(eval $(call unit_rules,$(VG_DIR),))
 TPM2_TOOL := $(BUILD)/tpm2/unseal_tool
 TPM2_TOOL_SRC := tests/tpm2/unseal_tool.c luks/tpm2_unseal.c luks/tpm2_session.c luks/tpm2_client.c \
 	luks/tpm2_pcr_signature.c $(LUKS_LIB_SRC)
-$(TPM2_TOOL): $(TPM2_TOOL_SRC) $(wildcard luks/*.h lib/*.h)
+$(TPM2_TOOL): $(TPM2_TOOL_SRC) $(wildcard luks/*.h include/*.h)
 	@mkdir -p $(@D)
 	$(call say,CCLD,$@) $(CC) $(ALL_CFLAGS) -g -O1 $(SAN) $(INC_luks) -o $@ $(TPM2_TOOL_SRC) $(call tpm2_crypto_libs,$(HOST_ARCH))
