@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,30 +40,36 @@ struct check {
 	unsigned warnings;
 };
 
-static const char usage_text_head[] =
-	"usage: earlymount check [--initramfs FILE] [OPTIONS]\n"
-	"\n"
-	"Says whether the initramfs image would boot this host: what earlymount would do at boot\n"
-	"(its plan, from /proc/cmdline, /etc/fstab and the block devices), what the devices under\n"
-	"/ and /usr are made of, and whether the image holds every program and module for it.\n"
-	"With --image, the disks are those images instead of this host's.\n"
-	"\n"
-	"  -I, --initramfs FILE         the image (default: /boot/initrd.img-RELEASE,\n"
-	"                               /boot/initramfs-RELEASE.img, /boot/initramfs-linux.img,\n"
-	"                               the first that exists, RELEASE the running kernel's)\n";
-static const char usage_text_tail[] =
-	"  -q, --quiet                  print only what is missing and the verdict\n"
-	"  -h, --help                   print this help\n"
-	"\n"
-	"Exit status: 0 it would boot, 1 it would not (why on stdout), 2 usage error,\n"
-	"3 unreadable image or disks, or an image whose /init is not earlymount.\n";
+static const struct host_opt check_image_opts[] = {
+	{ "initramfs", 'I', "FILE", HOST_STRING(struct check_args, image),
+	  .help = "the image (default: /boot/initrd.img-RELEASE,\n"
+		  "/boot/initramfs-RELEASE.img, /boot/initramfs-linux.img,\n"
+		  "the first that exists, RELEASE the running kernel's)" },
+	{ 0 },
+};
 
-static const struct option long_options[] = {
-	PLAN_INPUT_LONGOPTS,
-	{ "initramfs", required_argument, NULL, 'I' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct host_opt check_opts[] = {
+	{ "quiet", 'q', NULL, HOST_FLAG(struct check_args, quiet),
+	  .help = "print only what is missing and the verdict" },
+	{ "help", 'h', NULL, HOST_FLAG(struct check_args, help), .help = "print this help" },
+	{ 0 },
+};
+
+static const struct host_command check_command = {
+	.name = "check",
+	.head = "usage: earlymount check [--initramfs FILE] [OPTIONS]\n"
+		"\n"
+		"Says whether the initramfs image would boot this host: what earlymount would do at boot\n"
+		"(its plan, from /proc/cmdline, /etc/fstab and the block devices), what the devices under\n"
+		"/ and /usr are made of, and whether the image holds every program and module for it.\n"
+		"With --image, the disks are those images instead of this host's.\n"
+		"\n",
+	.groups = { { check_image_opts, 0 }, { plan_input_opts, offsetof(struct check_args, in) },
+		    { check_opts, 0 } },
+	.tail = "\n"
+		"Exit status: 0 it would boot, 1 it would not (why on stdout), 2 usage error,\n"
+		"3 unreadable image or disks, or an image whose /init is not earlymount.\n",
+	.column = 31,
 };
 
 /* Where each helper program the plan can need is in an image, and the builder's option. */
@@ -82,27 +89,9 @@ static const char *const default_images[] = {
 	"/boot/initramfs-linux.img", /* Arch (mkinitcpio), which names no release */
 };
 
-static int parse_option(int c, const char *word, void *ctx)
-{
-	struct check_args *args = ctx;
-	int r = plan_inputs_option(&args->in, c, optarg);
-
-	if (r != -ENOENT)
-		return r;
-	r = 0;
-	if (c == 'I')
-		args->image = optarg;
-	else if (c == 'q')
-		args->quiet = true;
-	else if (c == 'h')
-		args->help = true;
-	return r;
-}
-
 static int parse_args(int argc, char **argv, struct check_args *args)
 {
-	int r = host_getopt("check", argc, argv, "+:" PLAN_INPUT_SHORTOPTS "I:qh", long_options,
-			    parse_option, args);
+	int r = host_args_parse(&check_command, argc, argv, args);
 
 	if (r == 0 && optind < argc)
 		r = host_usage_error("check", "unexpected argument", argv[optind]);
@@ -352,7 +341,7 @@ int cmd_check(int argc, char **argv)
 	if (r == 0)
 		r = parse_args(argc, argv, &args);
 	if (r == 0 && args.help)
-		printf("%s%s%s", usage_text_head, plan_inputs_help, usage_text_tail);
+		host_args_help(&check_command, stdout);
 	else if (r == 0)
 		r = run(&args, plan);
 	if (fflush(stdout) != 0 && r == 0)

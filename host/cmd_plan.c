@@ -2,6 +2,7 @@
  * images, a command line and machine facts, with the same planner the boot uses. */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,43 +22,28 @@ struct plan_args {
 	bool help;
 };
 
-static const char usage_text_head[] =
-	"usage: earlymount plan --image FILE [--image FILE2 ...] [OPTIONS]\n"
-	"\n"
-	"Prints what earlymount would mount, from disk images, as at boot, and what the\n"
-	"initramfs needs for it.\n"
-	"\n";
-static const char usage_text_tail[] =
-	"  -j, --json                   print JSON instead of text\n"
-	"  -h, --help                   print this help\n"
-	"\n"
-	"Exit status: 0 planned, 1 refused (the reason on stderr), 2 usage error, 3 unreadable image.\n";
-
-static const struct option long_options[] = {
-	PLAN_INPUT_LONGOPTS,
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct host_opt plan_opts[] = {
+	{ "json", 'j', NULL, HOST_FLAG(struct plan_args, json), .help = "print JSON instead of text" },
+	{ "help", 'h', NULL, HOST_FLAG(struct plan_args, help), .help = "print this help" },
+	{ 0 },
 };
 
-static int parse_option(int c, const char *word, void *ctx)
-{
-	struct plan_args *args = ctx;
-	int r = plan_inputs_option(&args->in, c, optarg);
-
-	if (r != -ENOENT)
-		return r;
-	if (c == 'j')
-		args->json = true;
-	else if (c == 'h')
-		args->help = true;
-	return 0;
-}
+static const struct host_command plan_command = {
+	.name = "plan",
+	.head = "usage: earlymount plan --image FILE [--image FILE2 ...] [OPTIONS]\n"
+		"\n"
+		"Prints what earlymount would mount, from disk images, as at boot, and what the\n"
+		"initramfs needs for it.\n"
+		"\n",
+	.groups = { { plan_input_opts, offsetof(struct plan_args, in) }, { plan_opts, 0 } },
+	.tail = "\n"
+		"Exit status: 0 planned, 1 refused (the reason on stderr), 2 usage error, 3 unreadable image.\n",
+	.column = 31,
+};
 
 static int parse_args(int argc, char **argv, struct plan_args *args)
 {
-	int r = host_getopt("plan", argc, argv, "+:" PLAN_INPUT_SHORTOPTS "jh", long_options,
-			    parse_option, args);
+	int r = host_args_parse(&plan_command, argc, argv, args);
 
 	if (r == 0 && optind < argc)
 		r = host_usage_error("plan", "unexpected argument", argv[optind]);
@@ -87,7 +73,7 @@ int cmd_plan(int argc, char **argv)
 	r = parse_args(argc, argv, &args);
 	if (r != 0 || args.help) {
 		if (args.help)
-			printf("%s%s%s", usage_text_head, plan_inputs_help, usage_text_tail);
+			host_args_help(&plan_command, stdout);
 		goto out;
 	}
 	r = plan_inputs_load(&args.in);

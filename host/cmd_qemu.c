@@ -36,49 +36,6 @@ struct qemu_args {
 	char extra[CMDLINE_MAX];
 };
 
-static const char usage_text[] =
-	"usage: earlymount qemu [--kernel FILE] (--image FILE | --root DIR) [OPTIONS] [-- ARGS...]\n"
-	"\n"
-	"Boots a kernel in QEMU with an earlymount initramfs for its modules; exits 0 when the\n"
-	"guest powers off, 1 when its boot fails, 124 on --timeout.\n"
-	"\n"
-	"  --kernel FILE     the kernel (default: /boot/vmlinuz-$(uname -r))\n"
-	"  --moddir DIR      its modules (default: /lib/modules/KVER, KVER from the kernel's\n"
-	"                    file name vmlinuz-KVER or from a bzImage's header)\n"
-	"  --arch ARCH       the kernel's architecture (default: read from the kernel)\n"
-	"  --image FILE      a disk image, as a virtio disk (a snapshot: never written)\n"
-	"  --root DIR        a directory shared as the root: read-only under a tmpfs overlay\n"
-	"                    (systemd.volatile=overlay) unless --rw\n"
-	"  --share KIND      how --root is shared: virtiofs (default when " VIRTIOFSD_PATH "\n"
-	"                    is there and this runs as root) or 9p\n"
-	"  --rw              --root read-write, without the overlay\n"
-	"  --init PATH       the earlymount binary for the guest (default: this one, or\n"
-	"                    ../ARCH/earlymount beside it for another architecture)\n"
-	"  --initrd FILE     boot this initramfs instead of building one\n"
-	"  --uki FILE        boot this unified kernel image (earlymount uki) under UEFI firmware\n"
-	"                    (OVMF, AAVMF) instead of a kernel and an initramfs; with --root or\n"
-	"                    ARGS the command line made here replaces the image's (systemd-stub\n"
-	"                    takes the loader's while Secure Boot is off)\n"
-	"  --accel kvm|tcg   default: kvm when /dev/kvm can make a VM of the kernel's arch,\n"
-	"                    tcg again when that guest says nothing within 5 s\n"
-	"  --memory MIB      the guest's memory (default 512)\n"
-	"  --timeout SEC     stop QEMU after SEC seconds (exit 124)\n"
-	"  -v, --verbose     print the commands run\n"
-	"  -h, --help        this text\n"
-	"  -- ARGS...        more kernel command-line arguments\n";
-
-static const struct option long_options[] = {
-	{ "kernel", required_argument, NULL, 'k' }, { "moddir", required_argument, NULL, 'M' },
-	{ "arch", required_argument, NULL, 'a' },   { "image", required_argument, NULL, 'i' },
-	{ "root", required_argument, NULL, 'r' },   { "share", required_argument, NULL, 's' },
-	{ "rw", no_argument, NULL, 'w' },           { "init", required_argument, NULL, 'I' },
-	{ "initrd", required_argument, NULL, 'R' }, { "accel", required_argument, NULL, 'A' },
-	{ "uki", required_argument, NULL, 'U' },
-	{ "memory", required_argument, NULL, 'm' }, { "timeout", required_argument, NULL, 't' },
-	{ "verbose", no_argument, NULL, 'v' },      { "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static int usage_error(const char *what, const char *value)
 {
 	return host_usage_error("qemu", what, value);
@@ -97,50 +54,102 @@ static int parse_number(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-static int parse_option(int c, const char *value, void *ctx)
+static int set_arch(void *ctx, const char *value)
 {
 	struct qemu_args *a = ctx;
-	unsigned n;
-	int r = 0;
 
-	switch (c) {
-	case 'k': a->guest.kernel = value; break;
-	case 'M': a->guest.moddir = value; break;
-	case 'i': a->image = value; break;
-	case 'r': a->root = value; break;
-	case 'w': a->rw = true; break;
-	case 'I': a->guest.init = value; break;
-	case 'R': a->guest.initrd = value; break;
-	case 'U': a->uki = value; break;
-	case 'v': a->guest.verbose = true; break;
-	case 'h': a->help = true; break;
-	case 'a':
-		a->guest.arch = arch_from_name(value);
-		if (a->guest.arch == ARCH_INVALID)
-			r = usage_error("unknown architecture", value);
-		break;
-	case 's':
-		a->share = value;
-		if (!streq(value, "virtiofs") && !streq(value, "9p"))
-			r = usage_error("--share is virtiofs or 9p, not", value);
-		break;
-	case 'A':
-		a->accel = value;
-		if (!streq(value, "kvm") && !streq(value, "tcg"))
-			r = usage_error("--accel is kvm or tcg, not", value);
-		break;
-	case 'm':
-		if (parse_number(value, 1024 * 1024, &a->memory_mib) < 0)
-			r = usage_error("--memory is a number of MiB, not", value);
-		break;
-	case 't':
-		if (parse_number(value, 24 * 3600, &n) < 0)
-			r = usage_error("--timeout is a number of seconds, not", value);
-		a->timeout_sec = (int)n;
-		break;
-	}
+	a->guest.arch = arch_from_name(value);
+	return a->guest.arch == ARCH_INVALID ? usage_error("unknown architecture", value) : 0;
+}
+
+static int set_share(void *ctx, const char *value)
+{
+	struct qemu_args *a = ctx;
+
+	a->share = value;
+	return streq(value, "virtiofs") || streq(value, "9p") ?
+		       0 : usage_error("--share is virtiofs or 9p, not", value);
+}
+
+static int set_accel(void *ctx, const char *value)
+{
+	struct qemu_args *a = ctx;
+
+	a->accel = value;
+	return streq(value, "kvm") || streq(value, "tcg") ?
+		       0 : usage_error("--accel is kvm or tcg, not", value);
+}
+
+static int set_memory(void *ctx, const char *value)
+{
+	struct qemu_args *a = ctx;
+
+	return parse_number(value, 1024 * 1024, &a->memory_mib) == 0 ?
+		       0 : usage_error("--memory is a number of MiB, not", value);
+}
+
+static int set_timeout(void *ctx, const char *value)
+{
+	struct qemu_args *a = ctx;
+	unsigned n = 0;
+	int r = parse_number(value, 24 * 3600, &n) == 0 ?
+			0 : usage_error("--timeout is a number of seconds, not", value);
+
+	a->timeout_sec = (int)n;
 	return r;
 }
+
+#define QEMU_STRING(member) HOST_STRING(struct qemu_args, member)
+
+static const struct host_opt qemu_opts[] = {
+	{ "kernel", 0, "FILE", QEMU_STRING(guest.kernel),
+	  .help = "the kernel (default: /boot/vmlinuz-$(uname -r))" },
+	{ "moddir", 0, "DIR", QEMU_STRING(guest.moddir),
+	  .help = "its modules (default: /lib/modules/KVER, KVER from the kernel's\n"
+		  "file name vmlinuz-KVER or from a bzImage's header)" },
+	{ "arch", 0, "ARCH", HOST_SETTER(set_arch),
+	  .help = "the kernel's architecture (default: read from the kernel)" },
+	{ "image", 0, "FILE", QEMU_STRING(image),
+	  .help = "a disk image, as a virtio disk (a snapshot: never written)" },
+	{ "root", 0, "DIR", QEMU_STRING(root),
+	  .help = "a directory shared as the root: read-only under a tmpfs overlay\n"
+		  "(systemd.volatile=overlay) unless --rw" },
+	{ "share", 0, "KIND", HOST_SETTER(set_share),
+	  .help = "how --root is shared: virtiofs (default when " VIRTIOFSD_PATH "\n"
+		  "is there and this runs as root) or 9p" },
+	{ "rw", 0, NULL, HOST_FLAG(struct qemu_args, rw), .help = "--root read-write, without the overlay" },
+	{ "init", 0, "PATH", QEMU_STRING(guest.init),
+	  .help = "the earlymount binary for the guest (default: this one, or\n"
+		  "../ARCH/earlymount beside it for another architecture)" },
+	{ "initrd", 0, "FILE", QEMU_STRING(guest.initrd),
+	  .help = "boot this initramfs instead of building one" },
+	{ "uki", 0, "FILE", QEMU_STRING(uki),
+	  .help = "boot this unified kernel image (earlymount uki) under UEFI firmware\n"
+		  "(OVMF, AAVMF) instead of a kernel and an initramfs; with --root or\n"
+		  "ARGS the command line made here replaces the image's (systemd-stub\n"
+		  "takes the loader's while Secure Boot is off)" },
+	{ "accel", 0, "kvm|tcg", HOST_SETTER(set_accel),
+	  .help = "default: kvm when /dev/kvm can make a VM of the kernel's arch,\n"
+		  "tcg again when that guest says nothing within 5 s" },
+	{ "memory", 0, "MIB", HOST_SETTER(set_memory), .help = "the guest's memory (default 512)" },
+	{ "timeout", 0, "SEC", HOST_SETTER(set_timeout),
+	  .help = "stop QEMU after SEC seconds (exit 124)" },
+	{ "verbose", 'v', NULL, HOST_FLAG(struct qemu_args, guest.verbose), .help = "print the commands run" },
+	{ "help", 'h', NULL, HOST_FLAG(struct qemu_args, help), .help = "this text" },
+	{ 0 },
+};
+
+static const struct host_command qemu_command = {
+	.name = "qemu",
+	.head = "usage: earlymount qemu [--kernel FILE] (--image FILE | --root DIR) [OPTIONS] [-- ARGS...]\n"
+		"\n"
+		"Boots a kernel in QEMU with an earlymount initramfs for its modules; exits 0 when the\n"
+		"guest powers off, 1 when its boot fails, 124 on --timeout.\n"
+		"\n",
+	.groups = { { qemu_opts, 0 } },
+	.tail = "  -- ARGS...        more kernel command-line arguments\n",
+	.column = 20,
+};
 
 /* The words after "--", joined: more kernel arguments. */
 static int join_extra(struct qemu_args *a, int argc, char **argv)
@@ -164,7 +173,7 @@ static int parse_args(int argc, char **argv, struct qemu_args *a)
 
 	a->guest.arch = ARCH_INVALID;
 	a->memory_mib = 512;
-	r = host_getopt("qemu", argc, argv, "+:vh", long_options, parse_option, a);
+	r = host_args_parse(&qemu_command, argc, argv, a);
 	if (r == 0)
 		r = join_extra(a, argc, argv);
 	if (r == 0 && !a->help && !!a->image == !!a->root)
@@ -225,7 +234,7 @@ int cmd_qemu(int argc, char **argv)
 	r = parse_args(argc, argv, &args);
 	if (r != 0 || args.help) {
 		if (args.help)
-			fputs(usage_text, stdout);
+			host_args_help(&qemu_command, stdout);
 		return r;
 	}
 	if (args.uki) {

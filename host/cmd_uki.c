@@ -49,101 +49,73 @@ struct uki_args {
 	char partial[PATH_MAX + 8]; /* OUTPUT.tmp: what the tools write, renamed when all went well */
 };
 
-static const char usage_text[] =
-	"usage: earlymount uki -o FILE [--kernel FILE] [--cmdline TEXT|@FILE] [OPTIONS]\n"
-	"\n"
-	"Builds a unified kernel image: systemd-stub with the kernel, an earlymount initramfs,\n"
-	"the command line and the os-release, bootable by UEFI firmware or a boot loader.\n"
-	"\n"
-	"  -o, --output FILE        the image to write\n"
-	"  --kernel FILE            an EFI-stub kernel (default: /boot/vmlinuz-$(uname -r))\n"
-	"  --moddir DIR             its modules, for the initramfs built here (default:\n"
-	"                           /lib/modules/KVER)\n"
-	"  --initrd FILE            this initramfs instead of building one\n"
-	"  --init PATH              the earlymount binary for the initramfs built here\n"
-	"  --arch ARCH              x86_64 or aarch64 (default: the kernel's)\n"
-	"  --cmdline TEXT|@FILE     the kernel command line (default: none)\n"
-	"  --os-release FILE        default: /etc/os-release, else /usr/lib/os-release\n"
-	"  --splash FILE            a BMP image the stub shows\n"
-	"  --stub FILE              default: " STUB_DIR "/linux{x64,aa64}.efi.stub\n"
-	"  --sbat FILE              SBAT lines added to the stub's\n"
-	"  --objcopy PATH           default: ukify when it is installed, else objcopy\n"
-	"                           (ARCH-linux-gnu-objcopy for another arch); given, objcopy\n"
-	"  --pcr-private-key FILE   sign the PCR 11 values of the image's boot phases with\n"
-	"  --pcr-public-key FILE    this RSA key pair (systemd-measure; its .pcrsig and .pcrpkey)\n"
-	"  --tpm2-device PATH       the TPM systemd-measure calculates with (systemd 252 needs one)\n"
-	"  --secureboot-private-key FILE  sign the image for Secure Boot (sbsign)\n"
-	"  --secureboot-certificate FILE  with this certificate\n"
-	"  -v, --verbose            print the commands run\n"
-	"  -h, --help               this text\n";
-
-static const struct option long_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "kernel", required_argument, NULL, 'k' },
-	{ "moddir", required_argument, NULL, 'M' },
-	{ "initrd", required_argument, NULL, 'R' },
-	{ "init", required_argument, NULL, 'I' },
-	{ "arch", required_argument, NULL, 'a' },
-	{ "cmdline", required_argument, NULL, 'c' },
-	{ "os-release", required_argument, NULL, 'O' },
-	{ "splash", required_argument, NULL, 'S' },
-	{ "stub", required_argument, NULL, 's' },
-	{ "sbat", required_argument, NULL, 'B' },
-	{ "objcopy", required_argument, NULL, 'j' },
-	{ "pcr-private-key", required_argument, NULL, 'P' },
-	{ "pcr-public-key", required_argument, NULL, 'p' },
-	{ "tpm2-device", required_argument, NULL, 'T' },
-	{ "secureboot-private-key", required_argument, NULL, 'K' },
-	{ "secureboot-certificate", required_argument, NULL, 'C' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static int usage_error(const char *what, const char *value)
 {
 	return host_usage_error("uki", what, value);
 }
 
-static int parse_option(int c, const char *value, void *ctx)
+static int set_arch(void *ctx, const char *value)
 {
 	struct uki_args *a = ctx;
-	int r = 0;
 
-	switch (c) {
-	case 'o': a->output = value; break;
-	case 'k': a->guest.kernel = value; break;
-	case 'M': a->guest.moddir = value; break;
-	case 'R': a->guest.initrd = value; break;
-	case 'I': a->guest.init = value; break;
-	case 'v': a->guest.verbose = true; break;
-	case 'c': a->cmdline = value; break;
-	case 'O': a->os_release = value; break;
-	case 'S': a->splash = value; break;
-	case 's': a->stub = value; break;
-	case 'B': a->sbat = value; break;
-	case 'j': a->objcopy = value; break;
-	case 'P': a->pcr_private_key = value; break;
-	case 'p': a->pcr_public_key = value; break;
-	case 'T': a->tpm2_device = value; break;
-	case 'K': a->sb_key = value; break;
-	case 'C': a->sb_cert = value; break;
-	case 'h': a->help = true; break;
-	case 'a':
-		a->guest.arch = arch_from_name(value);
-		if (a->guest.arch == ARCH_INVALID)
-			r = usage_error("unknown architecture", value);
-		break;
-	}
-	return r;
+	a->guest.arch = arch_from_name(value);
+	return a->guest.arch == ARCH_INVALID ? usage_error("unknown architecture", value) : 0;
 }
+
+#define UKI_STRING(member) HOST_STRING(struct uki_args, member)
+
+static const struct host_opt uki_opts[] = {
+	{ "output", 'o', "FILE", UKI_STRING(output), .help = "the image to write" },
+	{ "kernel", 0, "FILE", UKI_STRING(guest.kernel),
+	  .help = "an EFI-stub kernel (default: /boot/vmlinuz-$(uname -r))" },
+	{ "moddir", 0, "DIR", UKI_STRING(guest.moddir),
+	  .help = "its modules, for the initramfs built here (default:\n/lib/modules/KVER)" },
+	{ "initrd", 0, "FILE", UKI_STRING(guest.initrd), .help = "this initramfs instead of building one" },
+	{ "init", 0, "PATH", UKI_STRING(guest.init),
+	  .help = "the earlymount binary for the initramfs built here" },
+	{ "arch", 0, "ARCH", HOST_SETTER(set_arch), .help = "x86_64 or aarch64 (default: the kernel's)" },
+	{ "cmdline", 0, "TEXT|@FILE", UKI_STRING(cmdline),
+	  .help = "the kernel command line (default: none)" },
+	{ "os-release", 0, "FILE", UKI_STRING(os_release),
+	  .help = "default: /etc/os-release, else /usr/lib/os-release" },
+	{ "splash", 0, "FILE", UKI_STRING(splash), .help = "a BMP image the stub shows" },
+	{ "stub", 0, "FILE", UKI_STRING(stub),
+	  .help = "default: " STUB_DIR "/linux{x64,aa64}.efi.stub" },
+	{ "sbat", 0, "FILE", UKI_STRING(sbat), .help = "SBAT lines added to the stub's" },
+	{ "objcopy", 0, "PATH", UKI_STRING(objcopy),
+	  .help = "default: ukify when it is installed, else objcopy\n"
+		  "(ARCH-linux-gnu-objcopy for another arch); given, objcopy" },
+	{ "pcr-private-key", 0, "FILE", UKI_STRING(pcr_private_key),
+	  .help = "sign the PCR 11 values of the image's boot phases with" },
+	{ "pcr-public-key", 0, "FILE", UKI_STRING(pcr_public_key),
+	  .help = "this RSA key pair (systemd-measure; its .pcrsig and .pcrpkey)" },
+	{ "tpm2-device", 0, "PATH", UKI_STRING(tpm2_device),
+	  .help = "the TPM systemd-measure calculates with (systemd 252 needs one)" },
+	{ "secureboot-private-key", 0, "FILE", UKI_STRING(sb_key),
+	  .help = "sign the image for Secure Boot (sbsign)" },
+	{ "secureboot-certificate", 0, "FILE", UKI_STRING(sb_cert), .help = "with this certificate" },
+	{ "verbose", 'v', NULL, HOST_FLAG(struct uki_args, guest.verbose), .help = "print the commands run" },
+	{ "help", 'h', NULL, HOST_FLAG(struct uki_args, help), .help = "this text" },
+	{ 0 },
+};
+
+static const struct host_command uki_command = {
+	.name = "uki",
+	.head = "usage: earlymount uki -o FILE [--kernel FILE] [--cmdline TEXT|@FILE] [OPTIONS]\n"
+		"\n"
+		"Builds a unified kernel image: systemd-stub with the kernel, an earlymount initramfs,\n"
+		"the command line and the os-release, bootable by UEFI firmware or a boot loader.\n"
+		"\n",
+	.groups = { { uki_opts, 0 } },
+	.column = 27,
+};
 
 static int parse_args(int argc, char **argv, struct uki_args *a)
 {
 	int r;
 
 	a->guest.arch = ARCH_INVALID;
-	r = host_getopt("uki", argc, argv, "+:o:vh", long_options, parse_option, a);
+	r = host_args_parse(&uki_command, argc, argv, a);
 	if (r == 0 && optind < argc)
 		r = usage_error("unexpected argument", argv[optind]);
 	if (r == 0 && !a->help && !a->output)
@@ -559,7 +531,7 @@ int cmd_uki(int argc, char **argv)
 	r = parse_args(argc, argv, &args);
 	if (r != 0 || args.help) {
 		if (args.help)
-			fputs(usage_text, stdout);
+			host_args_help(&uki_command, stdout);
 		return r;
 	}
 	snprintf(w.path, sizeof(w.path), "%s/earlymount-uki.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");

@@ -17,14 +17,6 @@
 #include "util.h"
 #include "uuid.h"
 
-const char plan_inputs_help[] =
-	"  -i, --image FILE             a disk image (or block device); repeat for several disks\n"
-	"  -c, --cmdline STRING         the kernel command line\n"
-	"  -m, --machine-id HEX         the machine ID (as in /etc/machine-id), for the /var rule\n"
-	"  -a, --arch ARCH              the machine's architecture (default: this binary's)\n"
-	"  -l, --loader-partuuid UUID   LoaderDevicePartUUID, as systemd-boot sets it\n"
-	"  -f, --fstab FILE             the root's /etc/fstab: its /usr and x-initrd.mount entries\n";
-
 int plan_inputs_init(struct plan_inputs *in, const char *command)
 {
 	memset(in, 0, sizeof(*in));
@@ -53,46 +45,73 @@ int plan_inputs_fstab(struct plan_inputs *in, const char *path)
 	return 0;
 }
 
-int plan_inputs_option(struct plan_inputs *in, int c, const char *value)
+static int set_image(void *ctx, const char *value)
 {
+	struct plan_inputs *in = ctx;
+	int r = 0;
+
+	if (in->n_images == PLAN_MAX_IMAGES)
+		r = usage_error(in, "too many --image options; the limit is 64", NULL);
+	else
+		in->images[in->n_images++] = value;
+	return r;
+}
+
+static int set_machine_id(void *ctx, const char *value)
+{
+	struct plan_inputs *in = ctx;
+	int r = 0;
+
+	if (id128_parse(value, in->machine.machine_id) < 0)
+		r = usage_error(in, "--machine-id needs 32 hex digits (or a UUID), not", value);
+	in->machine.has_machine_id = true;
+	in->has_machine_id = true;
+	return r;
+}
+
+static int set_arch(void *ctx, const char *value)
+{
+	struct plan_inputs *in = ctx;
+	int r = 0;
+
+	in->machine.arch = arch_from_name(value);
+	if (in->machine.arch == ARCH_INVALID)
+		r = usage_error(in, "--arch names no architecture earlymount knows (x86-64, arm64, "
+				"x86, arm, riscv64, ppc64le, s390x, loongarch64):", value);
+	return r;
+}
+
+static int set_loader_partuuid(void *ctx, const char *value)
+{
+	struct plan_inputs *in = ctx;
 	struct machine *m = &in->machine;
 	int r = 0;
 
-	switch (c) {
-	case 'i':
-		if (in->n_images == PLAN_MAX_IMAGES)
-			r = usage_error(in, "too many --image options; the limit is 64", NULL);
-		else
-			in->images[in->n_images++] = value;
-		break;
-	case 'c':
-		in->cmdline = value;
-		break;
-	case 'm':
-		if (id128_parse(value, m->machine_id) < 0)
-			r = usage_error(in, "--machine-id needs 32 hex digits (or a UUID), not", value);
-		m->has_machine_id = true;
-		in->has_machine_id = true;
-		break;
-	case 'a':
-		m->arch = arch_from_name(value);
-		if (m->arch == ARCH_INVALID)
-			r = usage_error(in, "--arch names no architecture earlymount knows (x86-64, arm64, "
-					"x86, arm, riscv64, ppc64le, s390x, loongarch64):", value);
-		break;
-	case 'l':
-		if (COPY_STR(m->loader_partuuid, value) < 0 || uuid_normalize(m->loader_partuuid) < 0)
-			r = usage_error(in, "--loader-partuuid needs a UUID, not", value);
-		break;
-	case 'f':
-		r = plan_inputs_fstab(in, value);
-		break;
-	default:
-		r = -ENOENT;
-		break;
-	}
+	if (COPY_STR(m->loader_partuuid, value) < 0 || uuid_normalize(m->loader_partuuid) < 0)
+		r = usage_error(in, "--loader-partuuid needs a UUID, not", value);
 	return r;
 }
+
+static int set_fstab(void *ctx, const char *value)
+{
+	return plan_inputs_fstab(ctx, value);
+}
+
+const struct host_opt plan_input_opts[] = {
+	{ "image", 'i', "FILE", HOST_SETTER(set_image),
+	  .help = "a disk image (or block device); repeat for several disks" },
+	{ "cmdline", 'c', "STRING", HOST_STRING(struct plan_inputs, cmdline),
+	  .help = "the kernel command line" },
+	{ "machine-id", 'm', "HEX", HOST_SETTER(set_machine_id),
+	  .help = "the machine ID (as in /etc/machine-id), for the /var rule" },
+	{ "arch", 'a', "ARCH", HOST_SETTER(set_arch),
+	  .help = "the machine's architecture (default: this binary's)" },
+	{ "loader-partuuid", 'l', "UUID", HOST_SETTER(set_loader_partuuid),
+	  .help = "LoaderDevicePartUUID, as systemd-boot sets it" },
+	{ "fstab", 'f', "FILE", HOST_SETTER(set_fstab),
+	  .help = "the root's /etc/fstab: its /usr and x-initrd.mount entries" },
+	{ 0 },
+};
 
 static int probe_images(struct plan_inputs *in)
 {

@@ -3,11 +3,11 @@
  * facts. The options that give them are read the same way by both commands. */
 #pragma once
 
-#include <getopt.h>
 #include <stdbool.h>
 
 #include "cmdline.h"
 #include "disk.h"
+#include "host_args.h"
 #include "plan.h"
 
 /* Enough for every image anyone passes by hand; keeps the argument list bounded. */
@@ -24,24 +24,13 @@ struct plan_inputs {
 	struct disk_set disks;
 };
 
-/* The short options' letters and the long options of the inputs, for each command's own
- * lists: -i --image, -c --cmdline, -m --machine-id, -a --arch, -l --loader-partuuid,
- * -f --fstab. */
-#define PLAN_INPUT_SHORTOPTS "i:c:m:a:l:f:"
-#define PLAN_INPUT_LONGOPTS \
-	{ "image", required_argument, NULL, 'i' }, \
-	{ "cmdline", required_argument, NULL, 'c' }, \
-	{ "machine-id", required_argument, NULL, 'm' }, \
-	{ "arch", required_argument, NULL, 'a' }, \
-	{ "loader-partuuid", required_argument, NULL, 'l' }, \
-	{ "fstab", required_argument, NULL, 'f' }
-/* The help lines of those options. */
-extern const char plan_inputs_help[];
+/* The options that give them: -i --image, -c --cmdline, -m --machine-id, -a --arch,
+ * -l --loader-partuuid, -f --fstab; a group of the commands' declarations, over a struct
+ * plan_inputs made by plan_inputs_init(). */
+extern const struct host_opt plan_input_opts[];
 
 /* Empties in for command, the machine this binary's architecture. 0 or EXIT_SYSTEM. */
 int plan_inputs_init(struct plan_inputs *in, const char *command);
-/* One option of those: 0, a usage error's exit code, or -ENOENT when c is none of them. */
-int plan_inputs_option(struct plan_inputs *in, int c, const char *value);
 /* Reads path as the root's /etc/fstab into in's machine. 0 or a usage error's exit code. */
 int plan_inputs_fstab(struct plan_inputs *in, const char *path);
 /* The running host's inputs where none were given: /proc/cmdline, /etc/machine-id,
