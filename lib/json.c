@@ -267,8 +267,9 @@ bool json_u64(struct json_reader *r, uint64_t *out)
 	json_skip_space(r);
 	start = r->pos;
 	ok = json_number(r) || json_fail(r, "a number expected");
+	/* 19 digits stay below 10^19, which a uint64_t holds */
 	for (size_t i = start; ok && i < r->pos; i++) {
-		ok = r->s[i] >= '0' && r->s[i] <= '9' && v <= (UINT64_MAX - 9) / 10;
+		ok = r->s[i] >= '0' && r->s[i] <= '9' && i - start < 19;
 		v = v * 10 + (uint64_t)(r->s[i] - '0');
 	}
 	*out = v;

@@ -162,10 +162,11 @@ int tpm2_response_begin(struct tpm2_reader *r, const uint8_t *resp, size_t len)
 	tag = tpm2_get16(r);
 	size = tpm2_get32(r);
 	rc = tpm2_get32(r);
-	if (r->bad || size != len || (tag != TPM_ST_SESSIONS && tag != TPM_ST_NO_SESSIONS))
+	/* a TPM's response codes are 12 bits: one past INT32_MAX is malformed, never success */
+	if (r->bad || size != len || (tag != TPM_ST_SESSIONS && tag != TPM_ST_NO_SESSIONS) ||
+	    rc > INT32_MAX)
 		return -EPROTO;
-	/* a response code always fits: the TPM's are 12 bits and a format bit or two */
-	return rc ? (int)(rc & 0x7fffffff) : 0;
+	return (int)rc;
 }
 
 int tpm2_response_parameters(struct tpm2_reader *r)

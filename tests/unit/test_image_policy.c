@@ -1,4 +1,4 @@
-/* systemd.image_policy= and systemd.image_filter=: the grammar (symbols, rules, flags, shorthands), refusals that take the
+/* systemd.image_policy=: the grammar (symbols, rules, flags, shorthands), refusals that take the
  * whole policy, and what a rule means for one partition (unset groups, verity partitions that
  * follow their data partition, GPT flags, filesystems). */
 #include <errno.h>
@@ -10,7 +10,6 @@
 
 #include <cmocka.h>
 
-#include "image_filter.h"
 #include "image_policy.h"
 
 static struct image_policy pol;
@@ -155,28 +154,6 @@ static void test_check(void **state)
 	(void)state;
 }
 
-/* systemd.image_filter=: a glob per designator over the GPT label; refusals take the whole. */
-static void test_filter(void **state)
-{
-	static struct image_filter f;
-
-	assert_int_equal(image_filter_parse("root=ParticleOS-*:usr=ParticleOS_47110815", &f), 0);
-	assert_true(image_filter_allows(&f, DPS_ROOT, "ParticleOS-2"));
-	assert_false(image_filter_allows(&f, DPS_ROOT, "Other-2"));
-	assert_true(image_filter_allows(&f, DPS_USR, "ParticleOS_47110815"));
-	assert_false(image_filter_allows(&f, DPS_USR, "ParticleOS_47110816"));
-	/* no rule for the designator: every label */
-	assert_true(image_filter_allows(&f, DPS_HOME, "anything"));
-	assert_int_equal(image_filter_parse("root=a:root=b", &f), -ENOTUNIQ);
-	assert_true(f.malformed);
-	assert_false(f.listed[DPS_ROOT]);
-	assert_int_equal(image_filter_parse("boot=a", &f), -EBADSLT);
-	assert_int_equal(image_filter_parse("root", &f), -EINVAL);
-	assert_int_equal(image_filter_parse("root=a::usr=b", &f), -EINVAL);
-	assert_string_equal(f.error, "an empty rule (two ':' in a row, or one at an end)");
-	(void)state;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,7 +162,6 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_verity_follows),
 		cmocka_unit_test(test_check),
-		cmocka_unit_test(test_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,5 @@
-/* fsck before a read-write mount: the planner's OP_FSCK steps (core/plan/plan_fsck.c) and the
- * rules they follow (core/fsck_rules.c): which checker, which options, which exit codes stop
- * the boot. */
+/* fsck before a read-write mount: the planner's OP_FSCK steps (core/plan/plan_fsck.c). The
+ * rules they follow, which checker and which exit codes stop the boot, are test_fsck_rules.c's. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +7,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fsck_rules.h"
 #include "plan_fixtures.h"
 
 #define LUKS_VAR_UUID "0b5f3c1e-7a2d-4e6f-8a9b-1c2d3e4f5a6b"
@@ -162,65 +160,6 @@ static void test_luks_fstype_probed_at_boot(void **state)
 	fx_free(f);
 }
 
-static void test_checkers(void **state)
-{
-	assert_string_equal(fsck_checker_for("ext4")->programs[0], "e2fsck");
-	assert_string_equal(fsck_checker_for("ext2")->programs[0], "e2fsck");
-	assert_string_equal(fsck_checker_for("vfat")->programs[0], "fsck.vfat");
-	assert_true(fsck_checker_for("ext3")->takes_force);
-	assert_false(fsck_checker_for("vfat")->takes_force);
-	assert_null(fsck_checker_for("xfs"));
-	assert_null(fsck_checker_for("btrfs"));
-	assert_null(fsck_checker_for("erofs"));
-	assert_null(fsck_checker_for(""));
-	assert_null(fsck_checker_for(NULL));
-	assert_string_equal(fsck_repair_option(FSCK_PREEN), "-a");
-	assert_string_equal(fsck_repair_option(FSCK_YES), "-y");
-	assert_string_equal(fsck_repair_option(FSCK_NO), "-n");
-}
-
-/* fsck(8): 0 clean, 1 corrected, 2 reboot, 4 uncorrected, 8 operational, 16 usage, 32
- * cancelled, 128 shared-library error; a killed checker is -1. */
-static void test_verdicts(void **state)
-{
-	assert_int_equal(fsck_verdict(0), FSCK_VERDICT_CLEAN);
-	assert_int_equal(fsck_verdict(1), FSCK_VERDICT_REPAIRED);
-	assert_int_equal(fsck_verdict(2), FSCK_VERDICT_REBOOT);
-	assert_int_equal(fsck_verdict(3), FSCK_VERDICT_REBOOT);
-	assert_int_equal(fsck_verdict(4), FSCK_VERDICT_FAILED);
-	assert_int_equal(fsck_verdict(5), FSCK_VERDICT_FAILED);
-	assert_int_equal(fsck_verdict(6), FSCK_VERDICT_FAILED);
-	assert_int_equal(fsck_verdict(8), FSCK_VERDICT_FAILED);
-	assert_int_equal(fsck_verdict(12), FSCK_VERDICT_FAILED);
-	assert_int_equal(fsck_verdict(127), FSCK_VERDICT_FAILED);
-	assert_int_equal(fsck_verdict(128), FSCK_VERDICT_FAILED);
-	assert_int_equal(fsck_verdict(-1), FSCK_VERDICT_FAILED);
-}
-
-static void test_argv(void **state)
-{
-	const char *argv[8];
-	char words[32];
-
-	assert_int_equal(fsck_argv(fsck_checker_for("ext4"), "/usr/sbin/e2fsck", "-a -f", "/dev/vda3",
-				   words, sizeof(words), argv, 8), 0);
-	assert_string_equal(argv[0], "/usr/sbin/e2fsck");
-	assert_string_equal(argv[1], "-a");
-	assert_string_equal(argv[2], "-f");
-	assert_string_equal(argv[3], "/dev/vda3");
-	assert_null(argv[4]);
-	/* fsck.fat's -f salvages chains: never passed */
-	assert_int_equal(fsck_argv(fsck_checker_for("vfat"), "/usr/sbin/fsck.vfat", "-y -f",
-				   "/dev/vda1", words, sizeof(words), argv, 8), 0);
-	assert_string_equal(argv[1], "-y");
-	assert_string_equal(argv[2], "/dev/vda1");
-	assert_null(argv[3]);
-	assert_int_equal(fsck_argv(fsck_checker_for("ext4"), "e2fsck", "-a -f -a -f -a -f", "/dev/x",
-				   words, sizeof(words), argv, 5), -E2BIG);
-	assert_int_equal(fsck_argv(fsck_checker_for("ext4"), "e2fsck", "-a", "/dev/x", words, 2, argv,
-				   8), -E2BIG);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,9 +169,6 @@ int main(void)
 		cmocka_unit_test(test_no_checker_no_step),
 		cmocka_unit_test(test_verity_root_is_never_checked),
 		cmocka_unit_test(test_luks_fstype_probed_at_boot),
-		cmocka_unit_test(test_checkers),
-		cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_argv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* The storage stacks in the plan: the steps that stand for what the boot makes as
  * members appear (activate, assemble, scan), and on the host, the devices a command line
- * names that the boot would make from members on disk images (core/stack_predict.c). */
+ * names that the boot would make from members on disk images, as the planner takes them
+ * (core/stack_predict.c alone: test_stack_predict.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,27 +25,6 @@ static int plan_predicted(struct fixture *f, const char *line, int predicted)
 	f->opts.fsck_mode = FSCK_SKIP;
 	assert_int_equal(stack_predict(&f->opts, NULL, &f->set), predicted);
 	return fx_plan(f);
-}
-
-static void test_kinds(void **state)
-{
-	char dm[128];
-
-	assert_int_equal(stack_kind_of("/dev/mapper/vg0-root", dm, sizeof(dm)), STACK_LVM);
-	assert_string_equal(dm, "vg0-root");
-	assert_int_equal(stack_kind_of("/dev/my-vg/my-lv", dm, sizeof(dm)), STACK_LVM);
-	assert_string_equal(dm, "my--vg-my--lv");
-	assert_int_equal(stack_kind_of("/dev/md0", dm, sizeof(dm)), STACK_MD);
-	assert_int_equal(stack_kind_of("/dev/md/server:root", dm, sizeof(dm)), STACK_MD);
-	/* not a logical volume: a LUKS name without '-', a hidden layer, /dev's own directories */
-	assert_int_equal(stack_kind_of("/dev/mapper/cryptroot", dm, sizeof(dm)), STACK_NONE);
-	assert_int_equal(stack_kind_of("/dev/mapper/vg0-pool-tpool", dm, sizeof(dm)), STACK_NONE);
-	assert_int_equal(stack_kind_of("/dev/disk/root", dm, sizeof(dm)), STACK_NONE);
-	assert_int_equal(stack_kind_of("/dev/vda2", dm, sizeof(dm)), STACK_NONE);
-	assert_int_equal(stack_kind_of("/dev/md", dm, sizeof(dm)), STACK_NONE);
-	assert_int_equal(stack_kind_of("/dev/mdx", dm, sizeof(dm)), STACK_NONE);
-	assert_int_equal(stack_kind_of("UUID=" LUKS, dm, sizeof(dm)), STACK_NONE);
-	(void)state;
 }
 
 /* An image with an LVM physical volume: root=/dev/mapper/VG-LV is planned behind its
@@ -216,7 +196,6 @@ static void test_resume_by_mapper_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_resume_by_mapper_name),
 		cmocka_unit_test(test_lvm_root_on_an_image),
 		cmocka_unit_test(test_no_prediction),

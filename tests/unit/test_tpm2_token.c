@@ -1,6 +1,5 @@
 /* lib/tpm2_token.c: systemd-tpm2 tokens as systemd-cryptenroll 252 wrote them, read; hostile
- * ones refused with their reason. lib/base64.c's encoder, which gives the keyslot its
- * passphrase. */
+ * ones refused with their reason. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -10,7 +9,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "base64.h"
 #include "tpm2_token.h"
 
 /* Enrolled with --tpm2-pcrs=16 --tpm2-with-pin=yes against swtpm. */
@@ -118,28 +116,6 @@ static void test_blob_too_large(void **state)
 	(void)state;
 }
 
-static void test_base64_encode(void **state)
-{
-	char out[16];
-	uint8_t back[8];
-	size_t len;
-
-	assert_int_equal(base64_encode((const uint8_t *)"", 0, out, sizeof(out)), 0);
-	assert_string_equal(out, "");
-	assert_int_equal(base64_encode((const uint8_t *)"f", 1, out, sizeof(out)), 4);
-	assert_string_equal(out, "Zg==");
-	assert_int_equal(base64_encode((const uint8_t *)"fo", 2, out, sizeof(out)), 4);
-	assert_string_equal(out, "Zm8=");
-	assert_int_equal(base64_encode((const uint8_t *)"foobar", 6, out, sizeof(out)), 8);
-	assert_string_equal(out, "Zm9vYmFy");
-	assert_true(base64_decode(out, 8, back, sizeof(back), &len));
-	assert_int_equal(len, 6);
-	assert_memory_equal(back, "foobar", 6);
-	/* no room for the terminator */
-	assert_int_equal(base64_encode((const uint8_t *)"foobar", 6, out, 8), 0);
-	(void)state;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,7 +123,6 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_later_fields),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_blob_too_large),
-		cmocka_unit_test(test_base64_encode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
