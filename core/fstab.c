@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fstab.h"
+#include "text_lines.h"
 #include "util.h"
 
 #define FSTAB_MAX_FIELDS 6
@@ -77,7 +78,7 @@ static void decode_hex(char *s)
 	*out = '\0';
 }
 
-static void set_what(struct fstab_entry *e, char *what)
+void fstab_device_spec(char *what, char *out, size_t size)
 {
 	const char *name = NULL;
 	size_t i;
@@ -86,10 +87,15 @@ static void set_what(struct fstab_entry *e, char *what)
 		name = startswith(what, by_links[i].dir);
 	if (name && *name) {
 		decode_hex((char *)name);
-		snprintf(e->what, sizeof(e->what), "%s%s", by_links[i - 1].key, name);
+		snprintf(out, size, "%s%s", by_links[i - 1].key, name);
 	} else {
-		COPY_STR(e->what, what);
+		snprintf(out, size, "%s", what);
 	}
+}
+
+static void set_what(struct fstab_entry *e, char *what)
+{
+	fstab_device_spec(what, e->what, sizeof(e->what));
 }
 
 /* The mount point without its trailing slashes ("/" stays). */
@@ -133,17 +139,6 @@ static void set_options(struct fstab_entry *e, const char *options, bool *initrd
 	}
 }
 
-/* Splits line on blanks into at most FSTAB_MAX_FIELDS fields; their count. */
-static int split_fields(char *line, char *fields[FSTAB_MAX_FIELDS])
-{
-	int n = 0;
-	char *save = NULL;
-
-	for (char *f = strtok_r(line, " \t", &save); f && n < FSTAB_MAX_FIELDS; f = strtok_r(NULL, " \t", &save))
-		fields[n++] = f;
-	return n;
-}
-
 /* The pass field: a few decimal digits; false (and 0) otherwise. */
 static bool parse_pass(const char *s, int *pass)
 {
@@ -175,7 +170,7 @@ static void parse_line(char *line, unsigned number, struct fstab *out)
 	line += strspn(line, " \t");
 	if (!*line || *line == '#')
 		return;
-	n = split_fields(line, fields);
+	n = text_fields(line, fields, FSTAB_MAX_FIELDS);
 	if (n < 2) {
 		note_bad(out, number, "fewer than two fields (device and mount point)");
 		return;
@@ -209,30 +204,22 @@ static void parse_line(char *line, unsigned number, struct fstab *out)
 		out->entries[out->n++] = e;
 }
 
+static void read_line(char *line, unsigned number, void *ctx)
+{
+	struct fstab *out = ctx;
+
+	if (line)
+		parse_line(line, number, out);
+	else
+		note_bad(out, number, "the line is too long");
+}
+
 void fstab_parse_initrd(const char *text, size_t len, struct fstab *out)
 {
 	char line[4 * FSTAB_FIELD];
-	unsigned number = 0;
-	size_t i = 0;
 
 	memset(out, 0, sizeof(*out));
-	while (i < len && text[i]) {
-		size_t n = 0;
-
-		number++;
-		while (i < len && text[i] && text[i] != '\n') {
-			if (n < sizeof(line) - 1)
-				line[n++] = text[i];
-			i++;
-		}
-		line[n] = '\0';
-		if (i < len && text[i] == '\n')
-			i++;
-		if (n == sizeof(line) - 1)
-			note_bad(out, number, "the line is too long");
-		else
-			parse_line(line, number, out);
-	}
+	text_lines(text, len, line, sizeof(line), read_line, out);
 }
 
 int fstab_entry_make(const char *what, const char *where, const char *type, const char *options,

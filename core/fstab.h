@@ -43,6 +43,10 @@ int fstab_entry_make(const char *what, const char *where, const char *type, cons
 		     struct fstab_entry *e);
 /* The entry for where, or NULL. */
 const struct fstab_entry *fstab_find(const struct fstab *f, const char *where);
+/* A device spec as the planner matches it: udev's /dev/disk/by-uuid/X is UUID=X (by-label,
+ * by-partuuid and by-partlabel likewise, their \xHH decoded), anything else as written. what
+ * is changed (decoded in place); out is cut at size. */
+void fstab_device_spec(char *what, char *out, size_t size);
 /* fstab's (and mountinfo's) \ooo escapes (a space is \040), decoded in place; \000 is
  * left as written. */
 void fstab_unescape(char *s);

@@ -75,6 +75,28 @@ static const struct luks_word_name {
 	{ "x-initrd.attach", WORD_IGNORED, VALUE_NONE },
 };
 
+/* crypttab's words for what earlymount does not open, or opens only another way: refused,
+ * never passed over, so that a volume is not opened other than its entry says. */
+static const struct luks_refused {
+	const char *word;
+	const char *why;
+} luks_refused[] = {
+	{ "keyscript", "earlymount runs no key scripts; name a key file in the entry's third field, "
+		       "or none to be asked for the passphrase" },
+	{ "tcrypt", "TrueCrypt and VeraCrypt volumes are not opened by earlymount" },
+	{ "tcrypt-hidden", "TrueCrypt and VeraCrypt volumes are not opened by earlymount" },
+	{ "tcrypt-system", "TrueCrypt and VeraCrypt volumes are not opened by earlymount" },
+	{ "tcrypt-veracrypt", "TrueCrypt and VeraCrypt volumes are not opened by earlymount" },
+	{ "veracrypt-pim", "TrueCrypt and VeraCrypt volumes are not opened by earlymount" },
+	{ "bitlk", "BitLocker volumes are not opened by earlymount" },
+	{ "pkcs11-uri", "PKCS#11 tokens are not read by earlymount; use a passphrase, a key file "
+			"or a TPM2 token" },
+	{ "fido2-device", "FIDO2 tokens are not read by earlymount; use a passphrase, a key file "
+			  "or a TPM2 token" },
+	{ "plain", "earlymount opens LUKS volumes, not plain dm-crypt" },
+	{ "header", "earlymount does not read detached LUKS headers; keep the header on the volume" },
+};
+
 /* The PCRs systemd names (tpm2-util.c's table, the UAPI's PCR registry). */
 static const struct {
 	const char *name;
@@ -139,16 +161,37 @@ static int check_banks(const char *v, size_t len)
 	return r;
 }
 
-static const struct luks_word_name *word_by_name(const char *w, size_t len, const char **value)
+/* The length of the name of the word w (len bytes): up to its '=', if any. */
+static size_t name_length(const char *w, size_t len)
 {
 	size_t name_len = strcspn(w, "=");
 
-	if (name_len > len)
-		name_len = len;
+	return name_len < len ? name_len : len;
+}
+
+static bool named(const char *w, size_t name_len, const char *word)
+{
+	return strlen(word) == name_len && strncmp(w, word, name_len) == 0;
+}
+
+static const struct luks_word_name *word_by_name(const char *w, size_t len, const char **value)
+{
+	size_t name_len = name_length(w, len);
+
 	*value = name_len < len ? w + name_len + 1 : NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(luks_words); i++)
-		if (strlen(luks_words[i].word) == name_len && strncmp(w, luks_words[i].word, name_len) == 0)
+		if (named(w, name_len, luks_words[i].word))
 			return &luks_words[i];
+	return NULL;
+}
+
+static const struct luks_refused *refused_by_name(const char *w, size_t len)
+{
+	size_t name_len = name_length(w, len);
+
+	for (size_t i = 0; i < ARRAY_SIZE(luks_refused); i++)
+		if (named(w, name_len, luks_refused[i].word))
+			return &luks_refused[i];
 	return NULL;
 }
 
@@ -267,9 +310,13 @@ int luks_options_parse(const char *text, struct luks_options *o, char *why, size
 		size_t len = strcspn(w, ",");
 		const char *value;
 		const struct luks_word_name *f = word_by_name(w, len, &value);
+		const struct luks_refused *refused = f ? NULL : refused_by_name(w, len);
 		uint64_t n = 0;
 
-		if (f) {
+		if (refused) {
+			r = -EOPNOTSUPP;
+			set_why(why, why_size, "LUKS option '%.*s': %s", (int)len, w, refused->why);
+		} else if (f) {
 			r = parse_value(f, value, value ? len - (size_t)(value - w) : 0, &n);
 			if (r < 0)
 				set_why(why, why_size, "LUKS option '%.*s': %s", (int)len, w,

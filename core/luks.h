@@ -35,8 +35,10 @@ struct luks_options {
 };
 
 /* Parses crypttab's comma-separated options (rd.luks.options=). Unknown words are collected
- * in o->unknown, not refused: a line written for systemd still boots. 0, or -EINVAL with why
- * saying which value is malformed. */
+ * in o->unknown, not refused: a line written for systemd still boots. 0; -EINVAL with why
+ * saying which value is malformed; -EOPNOTSUPP with why naming a word that asks to open the
+ * volume in a way earlymount does not (keyscript=, tcrypt, bitlk, pkcs11-uri=, fido2-device=,
+ * plain, header=): such a volume is refused, never opened another way. */
 int luks_options_parse(const char *text, struct luks_options *o, char *why, size_t why_size);
 /* The options in their canonical words, defaults left out ("" when none). */
 void luks_options_format(const struct luks_options *o, char *out, size_t size);

@@ -112,6 +112,37 @@ static void test_malformed_values(void **state)
 	(void)state;
 }
 
+/* A word that asks for another way of opening the volume is refused, naming the word, even
+ * among words that are fine; one that merely looks like it is not. */
+static void test_refused_words(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *says;
+	} refused[] = {
+		{ "keyscript=/lib/cryptsetup/scripts/decrypt_keyctl", "no key scripts" },
+		{ "discard,tcrypt", "TrueCrypt" },
+		{ "tcrypt-veracrypt,tries=1", "VeraCrypt" },
+		{ "veracrypt-pim=42", "VeraCrypt" },
+		{ "bitlk", "BitLocker" },
+		{ "pkcs11-uri=auto", "PKCS#11" },
+		{ "fido2-device=auto", "FIDO2" },
+		{ "plain,cipher=aes-xts-plain64,size=512", "plain dm-crypt" },
+		{ "header=/etc/root.hdr", "detached" },
+	};
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		why[0] = '\0';
+		if (luks_options_parse(refused[i].text, &o, why, sizeof(why)) != -EOPNOTSUPP)
+			fail_msg("%s was not refused", refused[i].text);
+		if (!strstr(why, "LUKS option '") || !strstr(why, refused[i].says))
+			fail_msg("%s: '%s'", refused[i].text, why);
+	}
+	assert_int_equal(luks_options_parse("plainly,headers,keyscripts", &o, why, sizeof(why)), 0);
+	assert_string_equal(o.unknown, "plainly,headers,keyscripts");
+	(void)state;
+}
+
 static void test_unknown_words_are_cut_not_overflowed(void **state)
 {
 	char many[1024] = "";
@@ -155,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_tpm2_words),
 		cmocka_unit_test(test_malformed_values),
+		cmocka_unit_test(test_refused_words),
 		cmocka_unit_test(test_unknown_words_are_cut_not_overflowed),
 		cmocka_unit_test(test_key_specs),
 	};
