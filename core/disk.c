@@ -1,6 +1,7 @@
 /* The disk model's containers and lookups, the byte ranges of partitions, and the text read
  * from disks. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -84,6 +85,16 @@ const struct part *disk_find_overlap(const struct disk *disk, const struct part 
 	return found;
 }
 
+const char *disk_part_name(const struct disk *disk, const struct part *part, char *buf,
+			   size_t size)
+{
+	if (part_is_whole_device(disk, part))
+		snprintf(buf, size, "the whole of %.200s", disk->path);
+	else
+		snprintf(buf, size, "partition %u of %.200s", part->number, disk->path);
+	return buf;
+}
+
 bool part_is_lvm(const struct part *part)
 {
 	return startswith(part->dm_uuid, "LVM-") != NULL;
@@ -163,32 +174,39 @@ bool part_same_filesystem(const struct part *a, const struct part *b)
 	       strcasecmp(a->fsuuid_sub, b->fsuuid_sub) != 0;
 }
 
-int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
-		  const struct disk **disk)
+size_t disk_set_find_all(const struct disk_set *set, const char *spec, const struct part **parts,
+			 const struct disk **disks, size_t max)
 {
-	const struct part *found = NULL;
-	const struct disk *found_disk = NULL;
-	int r = -ENOENT;
+	const struct part *first = NULL;
+	size_t n = 0;
 
 	for (size_t d = 0; d < set->n; d++) {
 		for (size_t i = 0; i < set->disks[d].n_parts; i++) {
 			const struct part *p = &set->disks[d].parts[i];
 
-			if (!part_matches(p, spec) || (found && part_same_filesystem(found, p)))
+			if (!part_matches(p, spec) || (first && part_same_filesystem(first, p)))
 				continue;
-			if (found) {
-				r = -ENOTUNIQ;
-				goto out;
-			}
-			found = p;
-			found_disk = &set->disks[d];
-			r = 0;
+			first = first ? first : p;
+			if (parts && n < max)
+				parts[n] = p;
+			if (disks && n < max)
+				disks[n] = &set->disks[d];
+			n++;
 		}
 	}
-out:
+	return n;
+}
+
+int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
+		  const struct disk **disk)
+{
+	const struct part *found = NULL;
+	const struct disk *found_disk = NULL;
+	size_t n = disk_set_find_all(set, spec, &found, &found_disk, 1);
+
 	if (part)
-		*part = r == 0 ? found : NULL;
+		*part = n == 1 ? found : NULL;
 	if (disk)
-		*disk = r == 0 ? found_disk : NULL;
-	return r;
+		*disk = n == 1 ? found_disk : NULL;
+	return n == 0 ? -ENOENT : n > 1 ? -ENOTUNIQ : 0;
 }

@@ -24,6 +24,9 @@ struct part {
 	uint64_t start;            /* bytes from the start of the disk */
 	uint64_t size;             /* bytes */
 	char fstype[32];           /* "" when nothing was recognised */
+	/* The probe found several filesystem signatures on it and trusted none (fstype is ""): it
+	 * holds data, so it is never to be called unformatted. */
+	bool fs_ambiguous;
 	char fsuuid[64];
 	char fslabel[256];
 	/* The member's own UUID beside the filesystem's (libblkid's UUID_SUB: a btrfs device's
@@ -56,6 +59,9 @@ struct part {
 	 * unlock does not use ("systemd-fido2 (keyslot 1)"); its systemd-tpm2 tokens, whether
 	 * one wants a PIN, and why one cannot be used */
 	char luks_error[320];
+	/* a LUKS2 volume whose every segment has dm-integrity (its header's "integrity" of a type
+	 * other than "none"), as systemd's "encryptedwithintegrity" asks; false for LUKS1 */
+	bool luks_integrity;
 	char luks_tokens[96];
 	unsigned luks_tpm2;
 	bool luks_tpm2_pin;
@@ -66,7 +72,7 @@ struct part {
 
 struct disk {
 	char path[PATH_MAX];       /* device node or image file */
-	char pttype[8];            /* "gpt", "dos", or "" when there is no partition table */
+	char pttype[16];           /* "gpt", "dos", "unixware", or "" when there is no partition table */
 	char ptuuid[UUID_STR_LEN]; /* GPT disk UUID in lower case; MBR disk id */
 	bool removable;
 	unsigned sector_size;
@@ -96,6 +102,12 @@ static inline bool part_is_whole_device(const struct disk *disk, const struct pa
 	return part->number == PART_WHOLE_DEVICE && !disk->pttype[0];
 }
 
+/* How messages name part by its table: "partition 2 of /dev/vda", and a device without a
+ * partition table "the whole of lv.img", never partition 0 (the path cut at 200 bytes).
+ * Returns buf. */
+const char *disk_part_name(const struct disk *disk, const struct part *part, char *buf,
+			   size_t size);
+
 /* Whether part is an LVM2 logical volume (its dm UUID says lvm2 made it). */
 bool part_is_lvm(const struct part *part);
 /* The whole device that is the LUKS volume with header UUID luks_uuid, unlocked (its dm UUID
@@ -120,3 +132,7 @@ bool part_same_filesystem(const struct part *a, const struct part *b);
  * 0; -ENOENT when none matches; -ENOTUNIQ when several do (never pick one silently). */
 int disk_set_find(const struct disk_set *set, const char *spec, const struct part **part,
 		  const struct disk **disk);
+/* The same match, all of it: the first max partitions spec names into parts and their disks
+ * into disks (either may be NULL); how many it names in all. */
+size_t disk_set_find_all(const struct disk_set *set, const char *spec, const struct part **parts,
+			 const struct disk **disks, size_t max);

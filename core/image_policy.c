@@ -1,6 +1,7 @@
 /* The grammar of systemd.image-policy(7) and what a rule means for one partition, as systemd's
  * dissection applies it: the flags of a rule are alternatives, unset groups mean "any", a
- * verity partition follows its data partition unless it has a rule of its own. */
+ * verity partition follows its data partition unless it has a rule of its own. Followed: systemd
+ * 260 (src/shared/image-policy.c), the version that added "encryptedwithintegrity". */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@ static const struct flag_name {
 	{ "verity", POLICY_VERITY },
 	{ "signed", POLICY_SIGNED },
 	{ "encrypted", POLICY_ENCRYPTED },
+	{ "encryptedwithintegrity", POLICY_ENCRYPTED_INTEGRITY },
 	{ "unprotected", POLICY_UNPROTECTED },
 	{ "unused", POLICY_UNUSED },
 	{ "absent", POLICY_ABSENT },
@@ -81,90 +83,128 @@ static enum dps_role data_of(enum dps_role role, bool *sig)
 	return DPS_UNKNOWN;
 }
 
+/* What systemd's strstrip() takes off both ends of a designator or a flag. */
+#define BLANKS " \t\n\r"
+
 /* s without the blanks around it, in place. */
 static char *trim(char *s)
 {
 	size_t n;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
+	s += strspn(s, BLANKS);
 	n = strlen(s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+	while (n > 0 && strchr(BLANKS, s[n - 1]))
 		s[--n] = '\0';
 	return s;
 }
 
+/* The next word of *p up to sep, as systemd's extract_first_word() splits it without
+ * coalescing: every word between two seps counts, an empty one too, and a backslash takes the
+ * next byte as it is (quotes are bytes like others). The word is unescaped in place; *p moves
+ * past the sep, or to NULL after the last word. 1 and the word; 0 when none is left; -EINVAL
+ * for a backslash at the end. */
+static int next_word(char **p, char sep, char **word)
+{
+	char *in = *p, *out = *p;
+
+	if (!in)
+		return 0;
+	*word = in;
+	for (; *in && *in != sep; in++) {
+		if (*in == '\\' && !*++in)
+			return -EINVAL;
+		*out++ = *in;
+	}
+	*p = *in ? in + 1 : NULL;
+	*out = '\0';
+	return 1;
+}
+
 static int parse_flags(char *s, uint32_t *out, char *err, size_t size)
 {
-	char *word, *end;
+	char *word = NULL;
 	uint32_t flags = 0;
 	int r = 0;
 
 	s = trim(s);
 	if (s[0] == '\0' || streq(s, "-"))
 		goto out;
-	/* strtok_r would fold "a++b": every word between two '+' counts */
-	for (word = s; word && r == 0; word = end ? end + 1 : NULL) {
+	while ((r = next_word(&s, '+', &word)) == 1) {
 		const struct flag_name *f = NULL;
 
-		end = strchr(word, '+');
-		if (end)
-			*end = '\0';
 		word = trim(word);
 		for (size_t i = 0; i < ARRAY_SIZE(flag_names) && !f; i++)
 			if (streq(flag_names[i].name, word))
 				f = &flag_names[i];
-		if (f)
-			flags |= f->bits;
-		else {
+		if (!f) {
 			snprintf(err, size, "'%s' is no policy flag", word);
 			r = -EBADRQC;
+			break;
 		}
+		flags |= f->bits;
 	}
+	if (r == -EINVAL)
+		snprintf(err, size, "a '\\' at the end of the flags escapes nothing");
 out:
 	*out = flags;
-	return r;
+	return r < 0 ? r : 0;
 }
 
-static int parse_rule(char *rule, struct image_policy *p, char *err, size_t size)
+/* The designator of a rule: the default ("", once: *role is DPS_UNKNOWN), or one of the
+ * table (once). 0, or -errno with err. */
+static int parse_designator(const char *name, struct image_policy *p, int *role, char *err,
+			    size_t size)
 {
-	char *eq = strchr(rule, '=');
-	char *name;
-	uint32_t flags;
-	int role, r;
+	int r = 0;
 
-	if (!eq) {
-		snprintf(err, size, "'%s' has no '=' (a rule is DESIGNATOR=FLAGS)", trim(rule));
-		return -EINVAL;
-	}
-	*eq = '\0';
-	name = trim(rule);
-	r = parse_flags(eq + 1, &flags, err, size);
-	if (r < 0)
-		return r;
-	if (name[0] == '\0') {
-		if (p->default_listed) {
-			snprintf(err, size, "the default rule (=FLAGS) is given twice");
-			return -ENOTUNIQ;
-		}
+	*role = name[0] ? image_policy_role(name) : DPS_UNKNOWN;
+	if (!name[0] && p->default_listed) {
+		snprintf(err, size, "the default rule (=FLAGS) is given twice");
+		r = -ENOTUNIQ;
+	} else if (!name[0]) {
 		p->default_listed = true;
-		p->default_flags = flags;
-		return 0;
-	}
-	role = image_policy_role(name);
-	if (role < 0) {
+	} else if (*role < 0) {
 		snprintf(err, size, "'%s' is no partition designator (root, usr, home, srv, esp, "
 			 "xbootldr, swap, tmp, var, root-verity, usr-verity, root-verity-sig, "
 			 "usr-verity-sig)", name);
-		return role;
-	}
-	if (p->listed[role]) {
+		r = -EBADSLT;
+	} else if (p->listed[*role]) {
 		snprintf(err, size, "'%s' has two rules", name);
-		return -ENOTUNIQ;
+		r = -ENOTUNIQ;
+	} else {
+		p->listed[*role] = true;
 	}
-	p->listed[role] = true;
-	p->flags[role] = flags;
-	return 0;
+	return r;
+}
+
+/* One rule, DESIGNATOR=FLAGS: its '=', then its designator, then its flags, as systemd checks
+ * them, so that the first mistake is the one named. */
+static int parse_rule(char *rule, struct image_policy *p, char *err, size_t size)
+{
+	char *rest = rule, *name = NULL;
+	uint32_t flags;
+	int role, r;
+
+	r = next_word(&rest, '=', &name);
+	if (r < 0) {
+		snprintf(err, size, "a '\\' at the end of '%s' escapes nothing", rule);
+		return r;
+	}
+	if (!rest) {
+		if (trim(rule)[0] == '\0')
+			snprintf(err, size, "an empty rule (two ':' in a row, or one at an end)");
+		else
+			snprintf(err, size, "'%s' has no '=' (a rule is DESIGNATOR=FLAGS)", trim(rule));
+		return -EINVAL;
+	}
+	r = parse_designator(trim(name), p, &role, err, size);
+	if (r == 0)
+		r = parse_flags(rest, &flags, err, size);
+	if (r == 0 && role == DPS_UNKNOWN)
+		p->default_flags = flags;
+	else if (r == 0)
+		p->flags[role] = flags;
+	return r;
 }
 
 static bool symbolic(const char *s, struct image_policy *p)
@@ -186,8 +226,9 @@ static bool symbolic(const char *s, struct image_policy *p)
 
 int image_policy_parse(const char *s, struct image_policy *p)
 {
-	char copy[IMAGE_POLICY_TEXT * 4], err[sizeof(p->error)] = "";
-	char *rule, *end;
+	static char copy[IMAGE_POLICY_MAX];
+	char err[sizeof(p->error)] = "";
+	char *rest = copy, *rule = NULL;
 	int r = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -199,27 +240,20 @@ int image_policy_parse(const char *s, struct image_policy *p)
 		r = -EINVAL;
 		goto out;
 	}
-	if (symbolic(trim(copy), p))
+	/* the symbols are the whole text, blanks and all: " *" is a rule without '=' */
+	if (symbolic(copy, p))
 		goto out;
-	/* every rule between two ':' counts: an empty one is a mistake, not nothing */
-	for (rule = copy; rule && r == 0; rule = end ? end + 1 : NULL) {
-		end = strchr(rule, ':');
-		if (end)
-			*end = '\0';
-		if (trim(rule)[0] == '\0') {
-			snprintf(err, sizeof(err), "an empty rule (two ':' in a row, or one at an end)");
-			r = -EINVAL;
-		} else {
-			r = parse_rule(rule, p, err, sizeof(err));
-		}
-	}
+	while ((r = next_word(&rest, ':', &rule)) == 1 && (r = parse_rule(rule, p, err, sizeof(err))) == 0)
+		;
+	if (r == -EINVAL && !err[0])
+		snprintf(err, sizeof(err), "a '\\' at the end escapes nothing");
 out:
 	if (r < 0) {
 		memset(p->listed, 0, sizeof(p->listed));
 		p->malformed = true;
 		snprintf(p->error, sizeof(p->error), "%s", err);
 	}
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static uint32_t normalize(uint32_t f, enum dps_role role)
@@ -234,7 +268,7 @@ static uint32_t normalize(uint32_t f, enum dps_role role)
 		f |= GROWFS_MASK;
 	/* a verity partition is the protection: it needs none of its own */
 	if (data_of(role, &sig) != DPS_UNKNOWN)
-		f &= ~(POLICY_VERITY | POLICY_SIGNED | POLICY_ENCRYPTED);
+		f &= ~(POLICY_VERITY | POLICY_SIGNED | POLICY_ENCRYPTED | POLICY_ENCRYPTED_INTEGRITY);
 	/* only root and /usr have verity partitions */
 	if (role != DPS_ROOT && role != DPS_USR)
 		f &= ~(POLICY_VERITY | POLICY_SIGNED);
@@ -283,10 +317,10 @@ enum policy_use image_policy_use(const struct image_policy *p, enum dps_role rol
 	return POLICY_USE_IT;
 }
 
-uint32_t image_policy_found(bool encrypted, bool verity, bool is_signed)
+uint32_t image_policy_found(bool encrypted, bool integrity, bool verity, bool is_signed)
 {
 	if (encrypted)
-		return POLICY_ENCRYPTED;
+		return integrity ? POLICY_ENCRYPTED_INTEGRITY : POLICY_ENCRYPTED;
 	if (is_signed)
 		return POLICY_SIGNED | POLICY_VERITY | POLICY_UNPROTECTED;
 	return verity ? POLICY_VERITY | POLICY_UNPROTECTED : POLICY_UNPROTECTED;
@@ -294,8 +328,9 @@ uint32_t image_policy_found(bool encrypted, bool verity, bool is_signed)
 
 static uint32_t strongest(uint32_t found)
 {
-	static const uint32_t order[] = { POLICY_SIGNED, POLICY_VERITY, POLICY_ENCRYPTED,
-					  POLICY_UNPROTECTED, POLICY_UNUSED, POLICY_ABSENT };
+	static const uint32_t order[] = { POLICY_SIGNED, POLICY_VERITY, POLICY_ENCRYPTED_INTEGRITY,
+					  POLICY_ENCRYPTED, POLICY_UNPROTECTED, POLICY_UNUSED,
+					  POLICY_ABSENT };
 	uint32_t bit = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(order) && !bit; i++)
@@ -318,7 +353,7 @@ int image_policy_check(const struct image_policy *p, enum dps_role role, uint32_
 {
 	uint32_t f = image_policy_flags(p, role);
 	bool ro = gpt_flags & GPT_FLAG_READ_ONLY, grow = gpt_flags & GPT_FLAG_GROWFS;
-	char have[128], want[128];
+	char have[IMAGE_POLICY_FLAGS_TEXT], want[IMAGE_POLICY_FLAGS_TEXT];
 	int r = -EPERM;
 
 	if (!(f & POLICY_USE_MASK)) {
@@ -328,7 +363,10 @@ int image_policy_check(const struct image_policy *p, enum dps_role role, uint32_
 		/* what it is, not every weaker level it also qualifies for */
 		image_policy_flags_format(strongest(found), have, sizeof(have));
 		image_policy_flags_format(f & POLICY_USE_MASK, want, sizeof(want));
-		snprintf(why, size, "it would be used %s, and the policy wants %s", have, want);
+		snprintf(why, size, "it would be used %s, and the policy wants %s%s", have, want,
+			 (found & POLICY_ENCRYPTED) && (f & POLICY_ENCRYPTED_INTEGRITY)
+				 ? " (a LUKS volume without dm-integrity: cryptsetup luksFormat "
+				   "--integrity, or systemd-repart's Integrity=, makes one with it)" : "");
 	} else if ((f & RO_MASK) == (ro ? POLICY_READ_ONLY_OFF : POLICY_READ_ONLY_ON)) {
 		snprintf(why, size, "its read-only flag (GPT bit 60) is %s, and the policy wants it %s",
 			 ro ? "set" : "clear", ro ? "clear" : "set");
@@ -364,7 +402,7 @@ void image_policy_flags_format(uint32_t flags, char *buf, size_t size)
 
 void image_policy_rule(const struct image_policy *p, enum dps_role role, char *buf, size_t size)
 {
-	char flags[128];
+	char flags[IMAGE_POLICY_FLAGS_TEXT];
 	bool sig;
 	enum dps_role data = data_of(role, &sig);
 

@@ -14,22 +14,30 @@
 #define POLICY_UNPROTECTED (1u << 0) /* used, with neither verity nor LUKS */
 #define POLICY_VERITY      (1u << 1) /* used through dm-verity */
 #define POLICY_SIGNED      (1u << 2) /* used through dm-verity with a signed root hash */
-#define POLICY_ENCRYPTED   (1u << 3) /* used through LUKS */
+#define POLICY_ENCRYPTED   (1u << 3) /* used through LUKS without dm-integrity */
 #define POLICY_UNUSED      (1u << 4) /* there, and left alone */
 #define POLICY_ABSENT      (1u << 5) /* not there */
-#define POLICY_USE_MASK    0x3fu
+/* used through LUKS2 with dm-integrity on every segment (systemd 260's
+ * "encryptedwithintegrity"); such a volume is this, and not POLICY_ENCRYPTED */
+#define POLICY_ENCRYPTED_INTEGRITY (1u << 6)
+#define POLICY_USE_MASK    0x7fu
 #define POLICY_OPEN        POLICY_USE_MASK
 #define POLICY_IGNORE      (POLICY_UNUSED | POLICY_ABSENT)
 /* The GPT flags a partition must have: both of a pair (or neither) leave it open. */
-#define POLICY_READ_ONLY_ON  (1u << 6)
-#define POLICY_READ_ONLY_OFF (1u << 7)
-#define POLICY_GROWFS_ON     (1u << 8)
-#define POLICY_GROWFS_OFF    (1u << 9)
+#define POLICY_READ_ONLY_ON  (1u << 7)
+#define POLICY_READ_ONLY_OFF (1u << 8)
+#define POLICY_GROWFS_ON     (1u << 9)
+#define POLICY_GROWFS_OFF    (1u << 10)
 /* The filesystems allowed; none of them set: any. */
-#define POLICY_FS_SHIFT 10
+#define POLICY_FS_SHIFT 11
 #define POLICY_FS_MASK  (0x7fu << POLICY_FS_SHIFT)
 
 #define IMAGE_POLICY_TEXT 256
+/* Room for a rule's flags as image_policy_flags_format() writes them, every flag set but one
+ * use (all of them is "open"): 153 bytes. */
+#define IMAGE_POLICY_FLAGS_TEXT 160
+/* The longest policy read: a kernel command line's worth (core/cmdline.h's CMDLINE_MAX). */
+#define IMAGE_POLICY_MAX 4096
 
 struct image_policy {
 	bool given;              /* a policy was given: without one, discovery is not restricted */
@@ -42,10 +50,14 @@ struct image_policy {
 	bool default_listed;
 };
 
-/* Reads s into p. 0, or -EINVAL (malformed, no '=', an empty rule), -ENOTUNIQ (a designator or
- * the default given twice), -EBADSLT (an unknown designator), -EBADRQC (an unknown flag); then
- * p->malformed and p->error say why, and nothing else of p is to be used. "*" allows
- * everything, "-" (or "") uses nothing, "~" wants nothing there. */
+/* Reads s into p as systemd 260 reads it (image_policy_from_string(), not graceful): rules
+ * in order, each checked for its '=', then its designator, then its flags, so the first
+ * mistake is the one named; a backslash takes the next byte as it is; blanks around a
+ * designator or a flag do not count. 0, or -EINVAL (malformed, no '=', an empty rule, a
+ * backslash at the end), -ENOTUNIQ (a designator or the default given twice), -EBADSLT (an
+ * unknown designator), -EBADRQC (an unknown flag); then p->malformed and p->error say why, and
+ * nothing else of p is to be used. "*" allows everything, "-" (or "") uses nothing, "~"
+ * wants nothing there: exactly these, without blanks. */
 int image_policy_parse(const char *s, struct image_policy *p);
 
 /* The designator of role ("root", "usr-verity-sig", …), or NULL for the roles policies do not
@@ -67,9 +79,10 @@ enum policy_use {
 };
 enum policy_use image_policy_use(const struct image_policy *p, enum dps_role role);
 
-/* The flags that describe how a partition is used: encrypted; signed (which qualifies for
+/* The flags that describe how a partition is used: encrypted, with integrity (every segment
+ * of its LUKS2 header has dm-integrity) or without, never both; signed (which qualifies for
  * verity and unprotected too); verity (and unprotected); unprotected. */
-uint32_t image_policy_found(bool encrypted, bool verity, bool is_signed);
+uint32_t image_policy_found(bool encrypted, bool integrity, bool verity, bool is_signed);
 
 /* Whether a partition of role used as found, with GPT flags gpt_flags and filesystem fstype
  * ("" when not known yet), satisfies the policy: 0, or -EPERM with why saying what differs. */

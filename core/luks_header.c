@@ -88,6 +88,8 @@ struct meta {
 	unsigned n_keyslots;
 	uint32_t opened;      /* keyslots a digest ties to a segment */
 	uint32_t crypt_segments;
+	unsigned n_segments;
+	bool plain_segment;   /* a segment without dm-integrity */
 	bool seen[5];         /* keyslots, tokens, segments, digests, config */
 	char requirement[TYPE_MAX];
 	char tokens[96];
@@ -97,6 +99,7 @@ struct meta {
 	/* the object being read */
 	uint32_t slots, segments;
 	char type[TYPE_MAX];
+	char integrity[TYPE_MAX]; /* a segment's integrity type, "" when it has none */
 	struct keyslot *slot;
 };
 
@@ -200,14 +203,42 @@ static bool digest(struct json_reader *r, const char *key, void *data)
 	return ok;
 }
 
+static bool integrity_field(struct json_reader *r, const char *key, void *data)
+{
+	struct meta *m = data;
+
+	json_skip_space(r);
+	/* a longer name is cut: only "none" is told apart */
+	if (streq(key, "type") && r->pos < r->len && r->s[r->pos] == '"')
+		return json_string(r, m->integrity, sizeof(m->integrity), NULL);
+	return json_skip(r);
+}
+
+/* A segment's fields: an item's, and its dm-integrity, which libcryptsetup's format gives as
+ * an object (anything else is skipped, and counts as none). */
+static bool segment_field(struct json_reader *r, const char *key, void *data)
+{
+	if (!streq(key, "integrity"))
+		return item_field(r, key, data);
+	json_skip_space(r);
+	return r->pos < r->len && r->s[r->pos] == '{' ? json_object(r, integrity_field, data)
+						       : json_skip(r);
+}
+
 static bool segment(struct json_reader *r, const char *key, void *data)
 {
 	struct meta *m = data;
 	unsigned id;
-	bool ok = id_of(r, key, &id) && read_item(r, m);
+	bool ok;
 
+	m->type[0] = m->integrity[0] = '\0';
+	m->slots = m->segments = 0;
+	ok = id_of(r, key, &id) && json_object(r, segment_field, m);
 	if (ok && streq(m->type, "crypt"))
 		m->crypt_segments |= 1u << id;
+	/* systemd 260 asks every segment, whatever its type, for integrity */
+	m->n_segments += ok;
+	m->plain_segment |= ok && (!m->integrity[0] || streq(m->integrity, "none"));
 	return ok;
 }
 
@@ -333,6 +364,7 @@ int luks2_json_check(const char *json, size_t len, struct luks2_summary *out, ch
 	out->tpm2_tokens = m.tpm2_tokens;
 	out->tpm2_pin = m.tpm2_pin;
 	snprintf(out->tpm2_error, sizeof(out->tpm2_error), "%s", m.tpm2_error);
+	out->integrity = m.n_segments > 0 && !m.plain_segment;
 	if (missing_part(&m))
 		set_why(why, why_size, "its metadata has no \"%s\"", missing_part(&m));
 	else if (m.requirement[0])

@@ -31,6 +31,9 @@ struct luks2_summary {
 	unsigned tpm2_tokens;  /* systemd-tpm2 tokens the unlock can try */
 	bool tpm2_pin;         /* one of them wants a PIN */
 	char tpm2_error[160];  /* why a systemd-tpm2 token cannot be used ("" when all can) */
+	/* every segment has dm-integrity: an "integrity" object whose type is not "none" (what
+	 * cryptsetup luksFormat --integrity writes); false when there is no segment */
+	bool integrity;
 };
 
 /* The JSON metadata of a LUKS2 header (len bytes, or up to a NUL): 0 when a passphrase or key

@@ -84,32 +84,33 @@ static void locate_read_error(int fd, const char *disk_path, uint64_t start, uin
 }
 
 /* Fills fstype, fsuuid, fslabel of part from its byte range of fd; "" when nothing or
- * several things are recognised (an ambiguous partition must not be mounted). */
-static void probe_filesystem(int fd, const char *disk_path, struct part *part)
+ * several things are recognised (an ambiguous partition must not be mounted, and it holds
+ * data: fs_ambiguous says so, and the planner says it where it would have used it). */
+static void probe_filesystem(int fd, const struct disk *disk, struct part *part)
 {
 	blkid_probe pr = blkid_new_probe();
+	char name[256];
 	int r;
 
+	disk_part_name(disk, part, name, sizeof(name));
 	if (!pr) {
-		log_warn("unable to probe partition %u of %s: out of memory", part->number, disk_path);
+		log_warn("unable to probe %s: out of memory", name);
 		goto out;
 	}
 	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)part->start, (blkid_loff_t)part->size) < 0) {
-		log_warn("unable to probe partition %u of %s: cannot read its range", part->number, disk_path);
+		log_warn("unable to probe %s: cannot read its range", name);
 		goto out;
 	}
 	blkid_probe_enable_partitions(pr, 0);
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
 	r = blkid_do_safeprobe(pr);
-	if (r == -2)
-		log_warn("partition %u of %s carries several filesystem signatures; treating it as unformatted",
-			 part->number, disk_path);
-	else if (r < 0) {
-		locate_read_error(fd, disk_path, part->start, part->size, part->read_error,
+	part->fs_ambiguous = r == -2;
+	if (r < 0 && r != -2) {
+		locate_read_error(fd, disk->path, part->start, part->size, part->read_error,
 				  sizeof(part->read_error));
-		log_warn("unable to probe partition %u of %s: read error%s%s", part->number, disk_path,
-			 part->read_error[0] ? " at " : "", part->read_error);
+		log_warn("unable to probe %s: read error%s%s", name, part->read_error[0] ? " at " : "",
+			 part->read_error);
 	}
 	if (r != 0)
 		goto out;
@@ -201,6 +202,7 @@ static void read_luks_header(int fd, struct part *part)
 	if (luks_header_check(read_in_part, &pr, &summary, part->luks_error,
 			      sizeof(part->luks_error)) == 0)
 		part->luks_error[0] = '\0';
+	part->luks_integrity = part->luks_error[0] == '\0' && summary.integrity;
 	COPY_STR(part->luks_tokens, summary.tokens);
 	part->luks_tpm2 = summary.tpm2_tokens;
 	part->luks_tpm2_pin = summary.tpm2_pin;
@@ -263,7 +265,7 @@ static int add_partition(int fd, bool is_blockdev, struct disk *disk, blkid_part
 	else if (size > 0 && is_hash_partition(part))
 		read_verity_superblock(fd, part);
 	else if (size > 0 && (!filter || filter->want_filesystem(part, filter->data)))
-		probe_filesystem(fd, disk->path, part);
+		probe_filesystem(fd, disk, part);
 	if (streq(part->fstype, "crypto_LUKS"))
 		read_luks_header(fd, part);
 out:
@@ -271,7 +273,7 @@ out:
 }
 
 /* A device without a partition table: one part, PART_WHOLE_DEVICE, when its whole holds
- * something libblkid recognises. */
+ * something libblkid recognises, or several things (which the planner then names). */
 static int add_whole_device(int fd, bool is_blockdev, struct disk *disk, uint64_t disk_size,
 			    const struct probe_filter *filter)
 {
@@ -281,8 +283,8 @@ static int add_whole_device(int fd, bool is_blockdev, struct disk *disk, uint64_
 
 	if (disk_size == 0 || (filter && !filter->want_filesystem(&whole, filter->data)))
 		goto out;
-	probe_filesystem(fd, disk->path, &whole);
-	if (!whole.fstype[0])
+	probe_filesystem(fd, disk, &whole);
+	if (!whole.fstype[0] && !whole.fs_ambiguous)
 		goto out;
 	if (streq(whole.fstype, "crypto_LUKS"))
 		read_luks_header(fd, &whole);
@@ -334,7 +336,7 @@ static int probe_partitions(int fd, bool is_blockdev, struct disk *disk,
 		r = add_whole_device(fd, is_blockdev, disk, disk_size, filter);
 		goto out;
 	}
-	/* Types longer than pttype ("unixware") are cut; the planner accepts only "gpt". */
+	/* The planner accepts only "gpt"; the others are named in its messages. */
 	(void)COPY_STR(disk->pttype, blkid_parttable_get_type(table) ?: "");
 	copy_lower(disk->ptuuid, sizeof(disk->ptuuid), blkid_parttable_get_id(table));
 

@@ -33,7 +33,7 @@ check-steps: $(CHECK_STEPS)
 # ---- without a VM ----
 check-unit: deps $(UNIT_TESTS)
 	@$(call step,unit) sh -c 'sh tests/run-unit $(UNIT_TESTS) && sh tests/unit/promise && \
-		sh tests/bench/run'
+		sh tests/unit/refusal-sites && sh tests/bench/run'
 
 # The unit tests without sanitizers, under valgrind. valgrind lacks openat2: test_switchroot
 # then takes the chroot fallback of old kernels.

@@ -3,6 +3,7 @@
  * beats any guess, and the guess never takes a removable disk nor breaks a tie. When it
  * cannot choose, the error says what stands in the way. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "plan_internal.h"
@@ -18,6 +19,16 @@ static bool disk_has_candidate(struct planner *p, const struct disk *disk, enum 
 static const char *arch_article(enum arch arch)
 {
 	return strchr("aeiosx", arch_name(arch)[0]) ? "an" : "a";
+}
+
+/* "a dos partition table", "an atari partition table", "no partition table", into buf. */
+static const char *table_phrase(const struct disk *disk, char *buf, size_t size)
+{
+	if (disk->pttype[0])
+		snprintf(buf, size, "%s %s partition table", plan_article(disk->pttype), disk->pttype);
+	else
+		snprintf(buf, size, "no partition table");
+	return buf;
 }
 
 /* Whether root (or, for root=tmpfs, /usr) can only come from discovery. */
@@ -37,6 +48,7 @@ static int choose_named_disk(struct planner *p)
 {
 	const char *spec = p->opts->disk;
 	const struct disk *found = NULL;
+	char matches[PLAN_ERROR];
 	int r = 0;
 
 	for (size_t i = 0; i < p->disks->n && !found; i++) {
@@ -48,8 +60,9 @@ static int choose_named_disk(struct planner *p)
 	if (!found) {
 		r = disk_set_find(p->disks, spec, NULL, &found);
 		if (r == -ENOTUNIQ) {
-			r = plan_fail(p, -ENOTUNIQ, "earlymount.disk=%s matches several partitions: name the "
-				      "disk by its path or GPT UUID", spec);
+			r = plan_fail(p, -ENOTUNIQ, "earlymount.disk=%s matches several partitions (%s): name "
+				      "the disk by its path or GPT UUID", spec,
+				      plan_name_matches(p, spec, matches, sizeof(matches)));
 			goto out;
 		}
 	}
@@ -132,6 +145,7 @@ static int fail_ambiguous(struct planner *p, enum dps_role role, enum arch arch,
 static int fail_no_candidate(struct planner *p, enum dps_role role, const enum arch order[3])
 {
 	const char *key = role == DPS_USR ? "mount.usr=" : "root=";
+	char table[48];
 	size_t n_gpt = 0;
 	int r = -ENOENT;
 
@@ -159,9 +173,9 @@ static int fail_no_candidate(struct planner *p, enum dps_role role, const enum a
 			      "check it with smartctl or badblocks)", p->disks->disks[0].path,
 			      p->disks->disks[0].read_error);
 	else if (n_gpt == 0 && p->disks->n == 1)
-		r = plan_fail(p, -EPERM, "%s has %s%s partition table, not GPT: discovery needs GPT; use "
-			      "%sPARTUUID=... or %s/dev/...", p->disks->disks[0].path,
-			      p->disks->disks[0].pttype[0] ? "a " : "no", p->disks->disks[0].pttype, key, key);
+		r = plan_fail(p, -EPERM, "%s has %s, not GPT: discovery needs GPT; use %sPARTUUID=... or "
+			      "%s/dev/...", p->disks->disks[0].path,
+			      table_phrase(&p->disks->disks[0], table, sizeof(table)), key, key);
 	else if (n_gpt == 0)
 		r = plan_fail_found(p, -EPERM, "no disk has a GPT partition table: discovery needs GPT; "
 				    "use %sPARTUUID=... or %s/dev/...", key, key);
@@ -211,14 +225,15 @@ static int check_disk_is_gpt(struct planner *p, const char *why_chosen)
 {
 	const struct disk *disk = p->disk;
 	const char *key = wanted_role(p) == DPS_USR ? "mount.usr=" : "root=";
+	char table[48];
 	int r = 0;
 
 	if (!disk || plan_disk_is_gpt(disk))
 		goto out;
 	if (discovery_needed(p)) {
-		r = plan_fail(p, -EPERM, "%s (%s) has %s%s partition table, not GPT: discovery needs GPT; "
-			      "use %sPARTUUID=... or %s/dev/...", disk->path, why_chosen,
-			      disk->pttype[0] ? "a " : "no", disk->pttype, key, key);
+		r = plan_fail(p, -EPERM, "%s (%s) has %s, not GPT: discovery needs GPT; use "
+			      "%sPARTUUID=... or %s/dev/...", disk->path, why_chosen,
+			      table_phrase(disk, table, sizeof(table)), key, key);
 		goto out;
 	}
 	if (disk->n_parts == 1 && part_is_whole_device(disk, &disk->parts[0]) &&
@@ -230,8 +245,8 @@ static int check_disk_is_gpt(struct planner *p, const char *why_chosen)
 			  "volume, an array), with no partitions beside it", disk->path,
 			  disk->parts[0].dm_name);
 	else
-		plan_note(p, "nothing discovered: %s has %s%s partition table, not GPT", disk->path,
-			  disk->pttype[0] ? "a " : "no", disk->pttype);
+		plan_note(p, "nothing discovered: %s has %s, not GPT", disk->path,
+			  table_phrase(disk, table, sizeof(table)));
 	p->disk = NULL;
 out:
 	return r;

@@ -139,7 +139,9 @@ static int add_entry(struct planner *p, const struct entry_source *src, const st
 	if (r == 0)
 		r = plan_add_stack_step(p, part, disk, what, e->options);
 	if (r == 0)
-		r = plan_check_fstype(p, part, what, e->type, "a type in the fstab", false, &fstype);
+		r = plan_check_fstype(p, disk, part, &(const struct fstype_check){
+					      .what = what, .forced = e->type,
+					      .forced_key = "a type in the fstab" }, &fstype);
 	if (r == 0)
 		r = plan_check_members(p, part, what, e->options, "the fstab's options ");
 	if (r == 0 && flags.rw && !flags.no_fsck)

@@ -26,6 +26,7 @@ struct verity_pick {
 	const struct verity_spec *spec; /* the command line's, when it gave the hash */
 	const char *root_hash;          /* NULL: not verified */
 	const struct part *sig;         /* the signature partition the hash came from, or NULL */
+	const struct disk *sig_disk;    /* its disk */
 	const char *name;               /* "root", "usr": the device-mapper name */
 	const char *hash_key;           /* "roothash=", "usrhash=" */
 	enum dps_role data_role, hash_role;
@@ -93,9 +94,16 @@ void PRINTF_LIKE(2, 3) plan_text_add(struct text *t, const char *fmt, ...);
 void plan_text_mark_cut(struct text *t);
 const char *plan_label_shown(const char *label, char out[LABEL_SHOWN]);
 /* plan_text.c: how messages name a partition: its device node at boot, its image's
- * partition on the host ("partition 2 of disk.raw", "the whole of lv.img"). */
+ * partition on the host (disk_part_name(): "partition 2 of disk.raw", "the whole of lv.img");
+ * a whole device is never "partition 0". */
 const char *plan_part_name(const struct disk *disk, const struct part *part, char *buf,
 			   size_t size);
+/* The partitions a device spec names (disk_set_find_all()), each by plan_part_name(): "partition
+ * 1 of a.img and /dev/vdb1", the first few, then how many more. */
+const char *plan_name_matches(const struct planner *p, const char *spec, char *out, size_t size);
+/* "an" before a name said with a vowel sound first ("an atari", "an esp", "an SGI" read
+ * letter by letter), else "a" ("a usr", "a unixware"). */
+const char *plan_article(const char *name);
 void PRINTF_LIKE(2, 3) plan_note(struct planner *p, const char *fmt, ...);
 void plan_notes_finish(struct planner *p);
 void plan_describe_disk(struct text *t, const struct disk *disk);
@@ -113,9 +121,33 @@ bool plan_part_read_only(const struct part *part, const struct disk *disk);
 const char *plan_auto_skip_reason(const struct part *part, enum dps_role role);
 void plan_note_passed_over(struct planner *p, const struct part *part, enum dps_role role,
 			   const char *why);
-int plan_check_fstype(struct planner *p, const struct part *part, const char *what,
-		      const char *forced, const char *forced_key, bool discovered,
-		      const char **fstype);
+/* How a mount asks for the filesystem of its partition. */
+struct fstype_check {
+	const char *what;       /* "root", "the root's fstab: /home (line 3)": the message's start */
+	const char *key;        /* "root=": names the device on the command line; else NULL */
+	const char *forced;     /* rootfstype='s value, or NULL */
+	const char *forced_key; /* "rootfstype=" */
+	bool discovered;        /* found by its type: only the spec's filesystems */
+};
+int plan_check_fstype(struct planner *p, const struct disk *disk, const struct part *part,
+		      const struct fstype_check *c, const char **fstype);
+/* What to name instead of a device that holds no filesystem: the device a stack makes of it. */
+enum instead {
+	INSTEAD_NOTHING,
+	INSTEAD_UNLOCKED, /* /dev/mapper/NAME of rd.luks.name= */
+	INSTEAD_LV,       /* /dev/mapper/VG-LV, /dev/VG/LV */
+	INSTEAD_ARRAY,    /* /dev/md/NAME */
+};
+
+/* A probed type that holds no filesystem mount(2) could take, even when named by root=. */
+struct not_mountable {
+	const char *fstype; /* libblkid's TYPE; a leading '*' matches it as a suffix */
+	const char *what;   /* "an LVM physical volume" */
+	const char *why;    /* "which is no filesystem to mount" */
+	enum instead instead;
+};
+/* plan_text.c: fstype's row, or NULL when it is none of those. */
+const struct not_mountable *plan_not_mountable(const char *fstype);
 bool plan_role_fstype_ok(struct planner *p, const struct part *part, enum dps_role role);
 bool plan_part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT]);
 int plan_refuse_damaged(struct planner *p, const struct disk *disk, const struct part *part,

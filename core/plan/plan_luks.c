@@ -106,10 +106,13 @@ static void describe_volume(struct plan_step *step, const char *role, const stru
 	struct text t;
 
 	plan_text_init(&t, step->prompt, sizeof(step->prompt));
-	plan_text_add(&t, "%s (partition %u", role, part->number);
-	if (part->label[0])
-		plan_text_add(&t, " '%s'", plan_label_shown(part->label, label));
-	plan_text_add(&t, " of %s)", disk->path);
+	if (part_is_whole_device(disk, part))
+		plan_text_add(&t, "%s (the whole of %s)", role, disk->path);
+	else if (part->label[0])
+		plan_text_add(&t, "%s (partition %u '%s' of %s)", role, part->number,
+			      plan_label_shown(part->label, label), disk->path);
+	else
+		plan_text_add(&t, "%s (partition %u of %s)", role, part->number, disk->path);
 	plan_text_mark_cut(&t);
 }
 
@@ -208,10 +211,13 @@ out:
 	return r;
 }
 
-static int refuse_locked(struct planner *p, const struct part *part, const char *role)
+static int refuse_locked(struct planner *p, const struct part *part, const struct disk *disk,
+			 const char *role)
 {
-	return plan_fail(p, -EPERM, "%s partition %u is encrypted (LUKS) and rd.luks=no leaves it "
-			 "locked: boot without rd.luks=no", role, part->number);
+	char where[PLAN_PATH];
+
+	return plan_fail(p, -EPERM, "%s: %s is encrypted (LUKS) and rd.luks=no leaves it locked: "
+			 "boot without rd.luks=no", role, plan_part_name(disk, part, where, sizeof(where)));
 }
 
 int plan_luks_mount_source(struct planner *p, const struct part *part, const struct disk *disk,
@@ -225,7 +231,7 @@ int plan_luks_mount_source(struct planner *p, const struct part *part, const str
 	if (!plan_part_is_luks(part))
 		goto out;
 	if (!p->opts->luks.enabled) {
-		r = refuse_locked(p, part, role);
+		r = refuse_locked(p, part, disk, role);
 		goto out;
 	}
 	r = add_unlock(p, part, disk, spec, role, name, read_only, out->mapper,
@@ -272,7 +278,7 @@ int plan_add_listed_volumes(struct planner *p)
 	const struct luks_cmdline *l = &p->opts->luks;
 	char spec[sizeof("UUID=") + UUID_STR_LEN];
 	char name[DM_NAME_LEN];
-	char mapper[PLAN_PATH];
+	char mapper[PLAN_PATH], where[PLAN_PATH], matches[PLAN_ERROR];
 	int r = 0;
 
 	for (size_t i = 0; l->enabled && i < l->n_volumes && r == 0; i++) {
@@ -286,14 +292,15 @@ int plan_add_listed_volumes(struct planner *p)
 		snprintf(spec, sizeof(spec), "UUID=%s", v->uuid);
 		r = disk_set_find(p->disks, spec, &part, &disk);
 		if (r == 0 && !plan_part_is_luks(part)) {
-			plan_note(p, "rd.luks.uuid=%s: partition %u of %s has this UUID but holds %s, not "
-				  "LUKS: not unlocked", v->uuid, part->number, disk->path,
+			plan_note(p, "rd.luks.uuid=%s: %s has this UUID but holds %s, not LUKS: not "
+				  "unlocked", v->uuid, plan_part_name(disk, part, where, sizeof(where)),
 				  part->fstype[0] ? part->fstype : "nothing recognised");
 			continue;
 		}
 		if (r == -ENOTUNIQ) {
 			r = plan_fail(p, -ENOTUNIQ, "rd.luks.uuid=%s: several partitions carry this LUKS "
-				      "UUID (a cloned disk?): refusing to pick one", v->uuid);
+				      "UUID (%s; a cloned disk?): refusing to pick one", v->uuid,
+				      plan_name_matches(p, spec, matches, sizeof(matches)));
 			continue;
 		}
 		if (r < 0) {

@@ -66,11 +66,13 @@ static int unlock_source(struct planner *p, const struct part *part, const struc
 {
 	/* root= named the device of an rd.luks.uuid= volume: it keeps that name */
 	const char *name = luks_spec[0] ? startswith(spec, "/dev/mapper/") : role;
+	char where[PLAN_PATH];
 	int r = 0;
 
 	if (plan_part_is_luks(part) && v->root_hash)
-		r = plan_fail(p, -EINVAL, "%s partition %u is encrypted (LUKS) and also to be verified "
-			      "by %s: dm-verity over LUKS is not supported", role, part->number,
+		r = plan_fail(p, -EINVAL, "%s: %s is encrypted (LUKS) and also to be verified by %s: "
+			      "dm-verity over LUKS is not supported", role,
+			      plan_part_name(disk, part, where, sizeof(where)),
 			      v->sig ? "a signed hash" : v->hash_key);
 	if (r == 0)
 		r = plan_luks_mount_source(p, part, disk, luks_spec[0] ? luks_spec : spec, role, name,
@@ -102,8 +104,10 @@ int plan_add_root_mount(struct planner *p, const char *target, bool force_ro, co
 		r = unlock_source(p, p->root, p->root_disk, spec, p->root_luks_spec, "root",
 				  opts->rootfstype, &p->root_verity, &luks, &fstype);
 	if (r == 0 && !luks.unlocked)
-		r = plan_check_fstype(p, p->root, "root", opts->rootfstype, "rootfstype=",
-				      !p->root_explicit, &fstype);
+		r = plan_check_fstype(p, p->root_disk, p->root, &(const struct fstype_check){
+					      .what = "root", .key = "root=", .forced = opts->rootfstype,
+					      .forced_key = "rootfstype=", .discovered = !p->root_explicit },
+				      &fstype);
 	if (r == 0)
 		r = plan_check_members(p, p->root, "root", opts->rootflags, "rootflags=");
 	if (r < 0)
@@ -168,8 +172,10 @@ int plan_add_usr_stage(struct planner *p)
 		r = unlock_source(p, p->usr, p->usr_disk, spec, p->usr_luks_spec, "usr",
 				  opts->usrfstype, &p->usr_verity, &luks, &fstype);
 	if (r == 0 && !luks.unlocked)
-		r = plan_check_fstype(p, p->usr, "usr", opts->usrfstype, "mount.usrfstype=",
-				      !p->usr_explicit, &fstype);
+		r = plan_check_fstype(p, p->usr_disk, p->usr, &(const struct fstype_check){
+					      .what = "usr", .key = p->usr_key, .forced = opts->usrfstype,
+					      .forced_key = "mount.usrfstype=", .discovered = !p->usr_explicit },
+				      &fstype);
 	if (r == 0)
 		r = plan_check_members(p, p->usr, "usr", flags_given, flags_given == opts->usrflags ?
 				       "mount.usrflags=" : "rootflags=");

@@ -17,11 +17,6 @@
  * block/partitions/efi.c and msdos.c stop there): one numbered higher cannot be mounted. */
 #define KERNEL_MAX_PART_NUMBER 255
 
-/* Probed types that hold no filesystem mount(2) could take, even when named by root=. */
-static const char *const not_mountable_fstypes[] = {
-	"crypto_LUKS", "swap", "LVM2_member", "linux_raid_member", "bcache", "BitLocker",
-};
-
 /* Journalled filesystems that take "norecovery" to skip replaying their log. */
 static const char *const journal_fstypes[] = { "ext4", "xfs", "btrfs" };
 
@@ -92,31 +87,64 @@ bool plan_fstype_journalled(const char *fstype)
 	return in_list(fstype, journal_fstypes, ARRAY_SIZE(journal_fstypes));
 }
 
-/* The filesystem to mount part with: forced (rootfstype=) wins; else what was probed, if
- * the spec (discovered) or the kernel (explicit) can mount it. */
-int plan_check_fstype(struct planner *p, const struct part *part, const char *what,
-		      const char *forced, const char *forced_key, bool discovered,
-		      const char **fstype)
+/* What to name instead of a device of kind, with the key that names it ("root="), into t. */
+static void add_instead(struct text *t, const struct not_mountable *kind, const char *key)
 {
+	/* a key of the command line prefixes the device; the fstab's names it alone */
+	const char *k = key && key[0] && key[strlen(key) - 1] == '=' ? key : "";
+
+	if (kind->instead == INSTEAD_UNLOCKED)
+		plan_text_add(t, ": name its unlocked device instead (%s/dev/mapper/NAME, with "
+			      "rd.luks.name=UUID=NAME)", k);
+	else if (kind->instead == INSTEAD_LV)
+		plan_text_add(t, ": name the logical volume on it instead (%s/dev/mapper/VG-LV or "
+			      "%s/dev/VG/LV)", k, k);
+	else if (kind->instead == INSTEAD_ARRAY)
+		plan_text_add(t, ": name the array instead (%s/dev/md/NAME)", k);
+}
+
+/* Refuses part, which holds no filesystem to mount: says what it is and what to name. */
+static int refuse_not_mountable(struct planner *p, const char *name, const struct part *part,
+				const struct not_mountable *kind, const struct fstype_check *c)
+{
+	struct text t;
+
+	plan_text_init(&t, p->plan->error, sizeof(p->plan->error));
+	plan_text_add(&t, "%s: %s is %s (%s), %s", c->what, name, kind->what, part->fstype, kind->why);
+	add_instead(&t, kind, c->key);
+	plan_text_mark_cut(&t);
+	return -EPERM;
+}
+
+/* The filesystem to mount part (of disk) with: forced (rootfstype=) wins; else what was
+ * probed, if the spec (discovered) or the kernel (explicit) can mount it. */
+int plan_check_fstype(struct planner *p, const struct disk *disk, const struct part *part,
+		      const struct fstype_check *c, const char **fstype)
+{
+	const struct not_mountable *kind = NULL;
+	char name[PLAN_PATH];
 	int r = 0;
 
-	if (forced && forced[0]) {
-		*fstype = forced;
+	if (c->forced && c->forced[0]) {
+		*fstype = c->forced;
 		goto out;
 	}
 	*fstype = part->fstype;
 	if (part->predicted)
 		goto out; /* probed at boot, once made */
-	if (!part->fstype[0])
-		r = plan_fail(p, -EPERM, "%s partition %u: no filesystem recognised on it; format it, or "
-			      "give %s if the probe missed it", what, part->number, forced_key);
-	else if (discovered && !dps_fstype_allowed(part->fstype))
-		r = plan_fail(p, -EPERM, "%s partition %u holds %s; earlymount mounts " ALLOWED_FSTYPES
-			      " (%s forces a type)", what, part->number, part->fstype, forced_key);
-	else if (in_list(part->fstype, not_mountable_fstypes, ARRAY_SIZE(not_mountable_fstypes)))
-		r = plan_fail(p, -EPERM, "%s partition %u holds %s, which is no filesystem to mount; "
-			      "earlymount does not unlock or assemble devices", what, part->number,
-			      part->fstype);
+	plan_part_name(disk, part, name, sizeof(name));
+	if (part->fs_ambiguous)
+		r = plan_fail(p, -EPERM, "%s: %s carries several filesystem signatures, so none is "
+			      "trusted: it holds data, so do not format it; wipe the stale ones (wipefs "
+			      "lists them), or give %s", c->what, name, c->forced_key);
+	else if (!part->fstype[0])
+		r = plan_fail(p, -EPERM, "%s: no filesystem recognised on %s; format it, or give %s if "
+			      "the probe missed it", c->what, name, c->forced_key);
+	else if ((kind = plan_not_mountable(part->fstype)))
+		r = refuse_not_mountable(p, name, part, kind, c);
+	else if (c->discovered && !dps_fstype_allowed(part->fstype))
+		r = plan_fail(p, -EPERM, "%s: %s holds %s; earlymount mounts " ALLOWED_FSTYPES " (%s "
+			      "forces a type)", c->what, name, part->fstype, c->forced_key);
 out:
 	return r;
 }
@@ -136,6 +164,9 @@ bool plan_role_fstype_ok(struct planner *p, const struct part *part, enum dps_ro
 		plan_note(p, "partition %u (%s) not used: it holds %s; expected %s", part->number,
 			  dps_role_name(role), part->fstype,
 			  role == DPS_SWAP ? "a swap signature" : ALLOWED_FSTYPES);
+	else if (!ok && part->fs_ambiguous)
+		plan_note(p, "partition %u (%s) not used: it carries several filesystem signatures, so "
+			  "none is trusted (wipefs lists them)", part->number, dps_role_name(role));
 	else if (!ok)
 		plan_note(p, "partition %u (%s) not used: no %s recognised on it", part->number,
 			  dps_role_name(role), role == DPS_SWAP ? "swap signature" : "filesystem");
@@ -150,27 +181,27 @@ bool plan_role_fstype_ok(struct planner *p, const struct part *part, enum dps_ro
 bool plan_part_damage(const struct disk *disk, const struct part *part, char why[PLAN_TEXT])
 {
 	const struct part *other = NULL;
+	char name[PLAN_PATH];
 	struct text t;
 
+	disk_part_name(disk, part, name, sizeof(name));
 	plan_text_init(&t, why, PLAN_TEXT);
 	if (part->predicted)
 		; /* not made yet: nothing to judge */
 	else if (part->size == 0)
-		plan_text_add(&t, "partition %u of %s is empty (0 bytes): there is nothing to mount; "
-			      "repair the partition table", part->number, disk->path);
+		plan_text_add(&t, "%s is empty (0 bytes): there is nothing to mount; repair the "
+			      "partition table", name);
 	else if (part->size > UINT64_MAX - part->start)
-		plan_text_add(&t, "partition %u of %s claims %" PRIu64 " bytes from byte %" PRIu64 ", past "
-			      "the end of any disk; repair the partition table", part->number, disk->path,
-			      part->size, part->start);
+		plan_text_add(&t, "%s claims %" PRIu64 " bytes from byte %" PRIu64 ", past the end of "
+			      "any disk; repair the partition table", name, part->size, part->start);
 	else if ((part->number == 0 && !part_is_whole_device(disk, part)) ||
 		 part->number > KERNEL_MAX_PART_NUMBER)
-		plan_text_add(&t, "partition %u of %s is numbered outside 1-%d, so the kernel makes no "
-			      "device for it; move it to a lower entry of the table", part->number,
-			      disk->path, KERNEL_MAX_PART_NUMBER);
+		plan_text_add(&t, "%s is numbered outside 1-%d, so the kernel makes no device for it; "
+			      "move it to a lower entry of the table", name, KERNEL_MAX_PART_NUMBER);
 	else if (part->read_error[0])
-		plan_text_add(&t, "partition %u of %s cannot be read: a read error at %s (the disk may "
-			      "be failing: copy what it holds while it can be read, and check it with "
-			      "smartctl or badblocks)", part->number, disk->path, part->read_error);
+		plan_text_add(&t, "%s cannot be read: a read error at %s (the disk may be failing: copy "
+			      "what it holds while it can be read, and check it with smartctl or "
+			      "badblocks)", name, part->read_error);
 	else if (plan_disk_is_gpt(disk) && (other = disk_find_overlap(disk, part)))
 		plan_text_add(&t, "partitions %u and %u of %s overlap (bytes %" PRIu64 "-%" PRIu64 " and %"
 			      PRIu64 "-%" PRIu64 "); refusing to mount either; repair the partition table",
@@ -215,10 +246,12 @@ int plan_resolve_spec(struct planner *p, const char *key, const char *spec,
 		      const struct part **part, const struct disk **disk)
 {
 	int r = disk_set_find(p->disks, spec, part, disk);
+	char matches[PLAN_ERROR];
 
 	if (r == -ENOTUNIQ)
-		r = plan_fail(p, -ENOTUNIQ, "%s%s matches several partitions: refusing to pick one; "
-			      "name it by PARTUUID=", key, spec);
+		r = plan_fail(p, -ENOTUNIQ, "%s%s matches several partitions (%s): refusing to pick one; "
+			      "name it by PARTUUID=", key, spec,
+			      plan_name_matches(p, spec, matches, sizeof(matches)));
 	else if (r < 0)
 		r = plan_fail_found(p, -ENOENT, "%s%s matches no partition (at boot the device may not "
 				    "have appeared yet%s)", key, spec,

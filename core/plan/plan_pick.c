@@ -120,6 +120,7 @@ static const struct part *pick_in_order(struct planner *p, const struct disk *di
 int plan_resolve_explicit(struct planner *p)
 {
 	const struct options *opts = p->opts;
+	char where[PLAN_PATH];
 	int r = 0;
 
 	if (opts->root_kind == ROOT_DEVICE && plan_verity_names_device(&p->root_verity, opts->root)) {
@@ -161,8 +162,9 @@ int plan_resolve_explicit(struct planner *p)
 	if (p->root && p->root == p->usr &&
 	    !(streq(p->root->fstype, "btrfs") && opts->usrflags &&
 	      plan_flags_other_subvolume(opts->rootflags, opts->usrflags)))
-		r = plan_fail(p, -EINVAL, "root=%s and %s%s name the same partition %u of %s%s",
-			      opts->root, p->usr_key, opts->usr, p->root->number, p->root_disk->path,
+		r = plan_fail(p, -EINVAL, "root=%s and %s%s name the same device (%s)%s",
+			      opts->root, p->usr_key, opts->usr,
+			      plan_part_name(p->root_disk, p->root, where, sizeof(where)),
 			      streq(p->root->fstype, "btrfs")
 				      ? " and the same subvolume of its btrfs: give mount.usrflags=subvol="
 				      : "");

@@ -91,7 +91,7 @@ static enum dps_role considered_role(const struct planner *p, const struct part 
 
 int plan_policy_check_disk(struct planner *p)
 {
-	char rule[PLAN_TEXT / 2];
+	char rule[PLAN_TEXT];
 	int r = 0;
 
 	for (size_t i = 0; p->disk && policy(p)->given && i < p->disk->n_parts && r == 0; i++) {
@@ -101,9 +101,10 @@ int plan_policy_check_disk(struct planner *p)
 		if (role == DPS_UNKNOWN || image_policy_use(policy(p), role) != POLICY_FORBIDDEN)
 			continue;
 		image_policy_rule(policy(p), role, rule, sizeof(rule));
-		r = plan_fail(p, -EPERM, "systemd.image_policy=: partition %u of %s is a %s partition, "
+		r = plan_fail(p, -EPERM, "systemd.image_policy=: partition %u of %s is %s %s partition, "
 			      "and the rule '%s' wants none there: refusing the disk, as systemd does",
-			      part->number, p->disk->path, dps_role_name(role), rule);
+			      part->number, p->disk->path, plan_article(dps_role_name(role)),
+			      dps_role_name(role), rule);
 	}
 	return r;
 }
@@ -121,7 +122,7 @@ static uint32_t found_use(const struct planner *p, const struct part *part)
 			is_signed = is_signed || s->sig_source[0];
 		}
 	}
-	return image_policy_found(plan_part_is_luks(part), verity, is_signed);
+	return image_policy_found(plan_part_is_luks(part), part->luks_integrity, verity, is_signed);
 }
 
 /* A disk without partitions has no table at all (parts is NULL, and NULL + 0 is undefined). */
@@ -192,7 +193,7 @@ static int check_role(struct planner *p, enum dps_role role)
 											: used_in(p, role);
 	bool used = part || ((role >= DPS_ROOT_VERITY && role <= DPS_USR_VERITY_SIG) &&
 			     verity_part_used(p, role));
-	char rule[PLAN_TEXT / 2], why[PLAN_TEXT / 2];
+	char rule[PLAN_TEXT], why[PLAN_TEXT];
 	int r = 0;
 
 	if (!role_discovered(p, role))
@@ -201,8 +202,9 @@ static int check_role(struct planner *p, enum dps_role role)
 	/* not used: passed over (unused) when the disk has one, else absent */
 	if (!used && !(image_policy_flags(policy(p), role) &
 		       (on_disk_in_role(p, role) ? POLICY_UNUSED : POLICY_ABSENT)))
-		r = plan_fail(p, -EPERM, "systemd.image_policy=: the rule '%s' wants a %s partition "
-			      "used%s, and discovery uses none on %s", rule, dps_role_name(role),
+		r = plan_fail(p, -EPERM, "systemd.image_policy=: the rule '%s' wants %s %s partition "
+			      "used%s, and discovery uses none on %s", rule,
+			      plan_article(dps_role_name(role)), dps_role_name(role),
 			      image_policy_flags(policy(p), role) & POLICY_USE_MASK ? "" :
 			      " (and allows it no use it can have: give it a rule of its own)",
 			      p->disk->path);

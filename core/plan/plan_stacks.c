@@ -13,17 +13,12 @@
 #include "stack_predict.h"
 #include "util.h"
 
-/* How a member is named: its device node at boot, its image's path on the host. */
+/* How a member is named: its device node at boot, its image's partition on the host. */
 static void add_member_name(struct text *t, const struct disk *disk, const struct part *m)
 {
-	const char *sep = t->len ? ", " : "";
+	char name[PLAN_PATH];
 
-	if (m->devpath[0])
-		plan_text_add(t, "%s%s", sep, m->devpath);
-	else if (part_is_whole_device(disk, m))
-		plan_text_add(t, "%s%s", sep, disk->path);
-	else
-		plan_text_add(t, "%s%s partition %u", sep, disk->path, m->number);
+	plan_text_add(t, "%s%s", t->len ? ", " : "", plan_part_name(disk, m, name, sizeof(name)));
 }
 
 typedef bool member_test(const struct planner *p, const struct part *part, const struct part *m);

@@ -125,14 +125,15 @@ int plan_add_mkdir(struct planner *p, const char *target, unsigned mode, const c
  * ambiguous at boot. */
 int plan_discovered_source(struct planner *p, const struct part *part, char *out, size_t size)
 {
+	char matches[PLAN_ERROR];
 	int r;
 
 	snprintf(out, size, "PARTUUID=%s", part->partuuid);
 	r = disk_set_find(p->disks, out, NULL, NULL);
 	if (r == -ENOTUNIQ)
-		r = plan_fail(p, -ENOTUNIQ, "PARTUUID %s of partition %u is on several partitions (a "
-			      "cloned disk?): give each a new one, or name the root with root=/dev/...",
-			      part->partuuid, part->number);
+		r = plan_fail(p, -ENOTUNIQ, "PARTUUID %s is on several partitions (%s; a cloned disk?): "
+			      "give each a new one, or name the root with root=/dev/...", part->partuuid,
+			      plan_name_matches(p, out, matches, sizeof(matches)));
 	else
 		r = 0;
 	return r;

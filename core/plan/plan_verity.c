@@ -102,11 +102,13 @@ bool plan_verity_names_device(const struct verity_pick *v, const char *device)
  * (whose hash no key gave). */
 static const char *hash_origin(const struct verity_pick *v)
 {
-	static char buf[64];
+	static char buf[PLAN_PATH];
+	char name[PLAN_PATH];
 
 	if (!v->sig)
 		return v->hash_key;
-	snprintf(buf, sizeof(buf), "the hash signed on partition %u", v->sig->number);
+	snprintf(buf, sizeof(buf), "the hash signed on %s",
+		 disk_part_name(v->sig_disk, v->sig, name, sizeof(name)));
 	return buf;
 }
 
@@ -115,7 +117,7 @@ static int find_by_partuuid(struct planner *p, const struct verity_pick *v, cons
 			    const char *half, const char *what, const struct part **part,
 			    const struct disk **disk)
 {
-	char spec[sizeof("PARTUUID=") + UUID_STR_LEN];
+	char spec[sizeof("PARTUUID=") + UUID_STR_LEN], matches[PLAN_ERROR];
 	const char *where = v->named || !p->disk ? "any disk" : p->disk->path;
 	int r;
 
@@ -124,8 +126,9 @@ static int find_by_partuuid(struct planner *p, const struct verity_pick *v, cons
 	if (r == 0 && !v->named && p->disk && *disk != p->disk)
 		r = -ENOENT;
 	if (r == -ENOTUNIQ)
-		r = plan_fail(p, -ENOTUNIQ, "%s names PARTUUID %s, which several partitions carry (a "
-			      "cloned disk?): refusing to pick one", hash_origin(v), uuid);
+		r = plan_fail(p, -ENOTUNIQ, "%s names PARTUUID %s, which several partitions carry (%s; a "
+			      "cloned disk?): refusing to pick one", hash_origin(v), uuid,
+			      plan_name_matches(p, spec, matches, sizeof(matches)));
 	else if (r < 0)
 		r = plan_fail_found(p, -ENOENT, "%s names no %spartition of %s: none has PARTUUID %s "
 				    "(the hash's %s 128 bits)", hash_origin(v), what, where, uuid, half);
@@ -134,13 +137,15 @@ static int find_by_partuuid(struct planner *p, const struct verity_pick *v, cons
 
 /* A partition the hash found must be of the type the spec pairs with it. */
 static int check_role(struct planner *p, const struct verity_pick *v, const struct part *part,
-		      enum dps_role want)
+		      const struct disk *disk, enum dps_role want)
 {
+	char name[PLAN_PATH];
 	int r = 0;
 
 	if (plan_part_role(part) != want)
-		r = plan_fail(p, -EPERM, "%s names partition %u, but it is of type %s, not a %s "
-			      "partition", hash_origin(v), part->number, part->type, dps_role_name(want));
+		r = plan_fail(p, -EPERM, "%s names %s, but it is of type %s, not %s %s partition",
+			      hash_origin(v), disk_part_name(disk, part, name, sizeof(name)), part->type,
+			      plan_article(dps_role_name(want)), dps_role_name(want));
 	return r;
 }
 
@@ -155,7 +160,7 @@ static int find_data(struct planner *p, struct verity_pick *v, const char *uuid)
 	}
 	r = find_by_partuuid(p, v, uuid, "first", "", &v->data, &v->data_disk);
 	if (r == 0)
-		r = check_role(p, v, v->data, v->data_role);
+		r = check_role(p, v, v->data, v->data_disk, v->data_role);
 	return r;
 }
 
@@ -171,7 +176,7 @@ static int find_hash(struct planner *p, struct verity_pick *v, const char *uuid)
 	snprintf(what, sizeof(what), "%s ", dps_role_name(v->hash_role));
 	r = find_by_partuuid(p, v, uuid, "last", what, &v->hash, &v->hash_disk);
 	if (r == 0)
-		r = check_role(p, v, v->hash, v->hash_role);
+		r = check_role(p, v, v->hash, v->hash_disk, v->hash_role);
 	return r;
 }
 
@@ -179,6 +184,7 @@ int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct pa
 		       const struct disk **disk)
 {
 	char data_uuid[UUID_STR_LEN], hash_uuid[UUID_STR_LEN], label[LABEL_SHOWN], name[PLAN_PATH];
+	char hash_name[PLAN_PATH];
 	int r = verity_hash_partuuids(v->root_hash, data_uuid, hash_uuid);
 
 	if (r < 0) {
@@ -189,13 +195,13 @@ int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct pa
 	if (r == 0)
 		r = find_hash(p, v, hash_uuid);
 	if (r == 0 && v->data == v->hash)
-		r = plan_fail(p, -EINVAL, "%s: partition %u cannot hold both the data and its hashes",
-			      hash_origin(v), v->data->number);
+		r = plan_fail(p, -EINVAL, "%s: %s cannot hold both the data and its hashes",
+			      hash_origin(v), plan_part_name(v->data_disk, v->data, name, sizeof(name)));
 	if (r == 0)
 		r = plan_refuse_damaged(p, v->hash_disk, v->hash, dps_role_name(v->hash_role));
 	/* read at the partition's start: with hash-offset= it lies further in, and is read then */
 	if (r == 0 && v->hash->verity_sb_error[0] && !v->options.hash_offset)
-		r = plan_fail(p, -EINVAL, "%s: the hash partition %s is unusable: %s — was it made by "
+		r = plan_fail(p, -EINVAL, "%s: %s, the hash partition, is unusable: %s — was it made by "
 			      "veritysetup format or systemd-repart (Verity=hash)?", v->name,
 			      plan_part_name(v->hash_disk, v->hash, name, sizeof(name)),
 			      v->hash->verity_sb_error);
@@ -203,10 +209,12 @@ int plan_verity_choose(struct planner *p, struct verity_pick *v, const struct pa
 		goto out;
 	*part = v->data;
 	*disk = v->data_disk;
-	plan_note(p, "%s: partition %u%s%s%s on %s, verified by dm-verity with the hashes on "
-		  "partition %u%s", v->name, v->data->number, v->data->label[0] ? " (label '" : "",
-		  plan_label_shown(v->data->label, label), v->data->label[0] ? "')" : "",
-		  v->data_disk->path, v->hash->number, v->sig ? ", the hash signed on the disk" : "");
+	plan_note(p, "%s: %s%s%s%s, verified by dm-verity with the hashes on %s%s", v->name,
+		  disk_part_name(v->data_disk, v->data, name, sizeof(name)),
+		  v->data->label[0] ? " (label '" : "", plan_label_shown(v->data->label, label),
+		  v->data->label[0] ? "')" : "",
+		  disk_part_name(v->hash_disk, v->hash, hash_name, sizeof(hash_name)),
+		  v->sig ? ", the hash signed on the disk" : "");
 out:
 	return r;
 }
@@ -223,7 +231,7 @@ static int step_spec(struct planner *p, const char *named, const struct part *pa
 
 static int add_verity_step(struct planner *p, const struct verity_pick *v)
 {
-	char data[PLAN_PATH];
+	char data[PLAN_PATH], data_name[PLAN_PATH], hash_name[PLAN_PATH];
 	struct plan_step *step = NULL;
 	int r = plan_check_mapper_free(p, v->mapper);
 
@@ -243,14 +251,14 @@ static int add_verity_step(struct planner *p, const struct verity_pick *v)
 	step->hash_part = v->hash;
 	step->sig_part = v->sig;
 	verity_options_format(&v->options, step->options, sizeof(step->options));
+	disk_part_name(v->data_disk, v->data, data_name, sizeof(data_name));
+	disk_part_name(v->hash_disk, v->hash, hash_name, sizeof(hash_name));
 	if (v->sig)
-		plan_step_reason(step, "the signed root hash %.16s… on partition %u: partition %u of %s, "
-				 "its hashes on partition %u", v->root_hash, v->sig->number,
-				 v->data->number, v->data_disk->path, v->hash->number);
+		plan_step_reason(step, "the signed root hash %.16s… on partition %u: %s, its hashes on %s",
+				 v->root_hash, v->sig->number, data_name, hash_name);
 	else
-		plan_step_reason(step, "%s%.16s…: partition %u of %s, its hashes on partition %u",
-				 v->hash_key, v->root_hash, v->data->number, v->data_disk->path,
-				 v->hash->number);
+		plan_step_reason(step, "%s%.16s…: %s, its hashes on %s", v->hash_key, v->root_hash,
+				 data_name, hash_name);
 out:
 	return r;
 }
@@ -366,6 +374,7 @@ bool plan_verity_unsigned_on_signed_disk(const struct planner *p, const struct d
 int plan_verity_from_signature(struct planner *p, struct verity_pick *v, const struct part *data)
 {
 	enum dps_role sig_role = signature_role(v->data_role);
+	char name[PLAN_PATH], bad_name[PLAN_PATH];
 	const struct part *sig;
 	const struct part *part;
 	const struct disk *disk;
@@ -378,15 +387,17 @@ int plan_verity_from_signature(struct planner *p, struct verity_pick *v, const s
 		const struct part *bad = &p->disk->parts[i];
 
 		if (plan_part_role(bad) == sig_role && bad->verity_sig_error[0])
-			r = plan_fail(p, -EPERM, "partition %u (%s) is unusable: %s — %s partition %u cannot "
-				      "be verified: give %s, or systemd.verity=no to mount it unverified",
-				      bad->number, dps_role_name(sig_role), bad->verity_sig_error, v->name,
-				      data->number, v->hash_key);
+			r = plan_fail(p, -EPERM, "%s (%s) is unusable: %s — the %s, %s, cannot be "
+				      "verified: give %s, or systemd.verity=no to mount it unverified",
+				      disk_part_name(p->disk, bad, bad_name, sizeof(bad_name)),
+				      dps_role_name(sig_role), bad->verity_sig_error, v->name,
+				      disk_part_name(p->disk, data, name, sizeof(name)), v->hash_key);
 	}
 	if (!sig || r < 0)
 		goto out;
 	v->root_hash = sig->verity_sig_hash;
 	v->sig = sig;
+	v->sig_disk = p->disk;
 	r = plan_verity_choose(p, v, &part, &disk);
 out:
 	return r;

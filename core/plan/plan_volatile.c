@@ -92,6 +92,7 @@ int plan_add_volatile_tmpfs(struct planner *p, const char *target, const char *r
  * disk root lends its /usr: a read-only bind that outlives the root's own mount. */
 static int add_volatile_yes_root(struct planner *p)
 {
+	char root_name[PLAN_PATH], usr_name[PLAN_PATH];
 	int r;
 
 	if (plan_usr_is_share(p) || (p->usr && !p->root)) {
@@ -103,8 +104,9 @@ static int add_volatile_yes_root(struct planner *p)
 		goto out;
 	}
 	if (p->usr) {
-		plan_note(p, "systemd.volatile=yes: root partition %u not mounted: /usr comes from "
-			  "partition %u", p->root->number, p->usr->number);
+		plan_note(p, "systemd.volatile=yes: the root, %s, is not mounted: /usr comes from %s",
+			  plan_part_name(p->root_disk, p->root, root_name, sizeof(root_name)),
+			  plan_part_name(p->usr_disk, p->usr, usr_name, sizeof(usr_name)));
 		r = plan_add_volatile_tmpfs(p, ROOT_MOUNT_POINT,
 					    "systemd.volatile=yes: the root is a tmpfs");
 		set_machine_id_path(p, NULL);

@@ -35,13 +35,18 @@ static void report_disk(const struct disk *disk, const struct probe_filter *filt
 		const struct part *p = &disk->parts[i];
 		const struct dps_type *type = dps_type_from_uuid(p->type);
 		const char *arch = type && type->arch != ARCH_INVALID ? arch_name(type->arch) : NULL;
-		char psize[32];
+		char psize[32], name[32];
 
 		format_size(p->size, psize, sizeof(psize));
-		log_notice("  partition %u: %s, type %s%s%s%s%s%s, %s, PARTUUID %s%s%s%s", p->number, psize, p->type,
+		if (part_is_whole_device(disk, p))
+			snprintf(name, sizeof(name), "the whole device");
+		else
+			snprintf(name, sizeof(name), "partition %u", p->number);
+		log_notice("  %s: %s, type %s%s%s%s%s%s, %s, PARTUUID %s%s%s%s", name, psize, p->type,
 			   type ? " (" : "", type ? dps_role_name(type->role) : "",
 			   arch ? " " : "", arch ? arch : "", type ? ")" : "",
-			   p->fstype[0] ? p->fstype : !filter || filter->want_filesystem(p, filter->data)
+			   p->fstype[0] ? p->fstype : p->fs_ambiguous ? "several filesystem signatures"
+				: !filter || filter->want_filesystem(p, filter->data)
 				? "no filesystem recognised" : "filesystem not probed",
 			   p->partuuid[0] ? p->partuuid : "none", p->label[0] ? ", label \"" : "",
 			   p->label, p->label[0] ? "\"" : "");

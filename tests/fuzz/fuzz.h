@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/plan_refusal.h"
 #include "disk.h"
 #include "plan.h"
 #include "plan_format.h"
@@ -204,6 +205,20 @@ static inline void fuzz_check_plan(int r, const struct plan *plan, const struct 
 			root_mounted = true;
 	}
 	FUZZ_CHECK(root_mounted, "the plan succeeded but mounts nothing on " SYSROOT);
+}
+
+/* A refusal that speaks of a partition names its disk, and a whole device is no "partition
+ * 0" (tests/unit/plan_refusal.h). A refusal echoes words of the input (root=, labels,
+ * paths): when data, the input, holds the words the rule reads, what the planner wrote
+ * cannot be told from them, and the rule is not asked. */
+static inline void fuzz_check_refusal(int r, const struct plan *plan, const struct disk_set *set,
+				      const uint8_t *data, size_t size)
+{
+	char why[160];
+
+	if (r != 0 && !memmem(data, size, "partition", 9) && !memmem(data, size, "whole of", 8))
+		FUZZ_CHECK(!plan_refusal_fault(plan->error, set, why, sizeof(why)),
+			   "a refusal about a partition names no disk: %s: '%s'", why, plan->error);
 }
 
 /* Both printers on a plan, their output checked for text a reader and a terminal can take. */

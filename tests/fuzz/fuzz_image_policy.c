@@ -9,7 +9,7 @@
 /* p written as the grammar reads it: every rule, then the default. */
 static void write_policy(const struct image_policy *p, char *out, size_t size)
 {
-	char flags[128];
+	char flags[IMAGE_POLICY_FLAGS_TEXT];
 	size_t used = 0;
 
 	out[0] = '\0';
@@ -28,7 +28,7 @@ static void write_policy(const struct image_policy *p, char *out, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct image_policy p, again;
-	static char text[4096], written[2048], rule[256];
+	static char text[4096], written[4096], rule[256];
 
 	if (size >= sizeof(text))
 		return 0;

@@ -1,6 +1,7 @@
 /* The planner on hostile disks: any number of disks and partitions with any type, PARTUUID,
  * label, flags, range and filesystem, a command line and machine facts. Every answer must be
- * one plan.h documents, and a plan that succeeds must mount a root under /sysroot.
+ * one plan.h documents, a plan that succeeds must mount a root under /sysroot, and a refusal
+ * that speaks of a partition names its disk (tests/unit/plan_refusal.h).
  *
  * Input layout: two bytes give the length L of the command line, which is the last L bytes;
  * the bytes before it describe the machine and the disks (see decode_*). */
@@ -30,12 +31,16 @@ static const char *const labels[] = {
 	"\xff\xfe", "caf\xc3\xa9", "\xe2\x82", "a\nb\tc\x7f", "",
 };
 
+/* What the probe leaves of a partition with several filesystem signatures: no type. */
+#define SEVERAL "(several signatures)"
+
 static const char *const fstypes[] = {
 	"", "ext4", "vfat", "xfs", "btrfs", "erofs", "squashfs", "f2fs", "swap", "crypto_LUKS",
-	"LVM2_member", "ntfs", "iso9660", "linux_raid_member",
+	"LVM2_member", "ntfs", "iso9660", "linux_raid_member", "bcache", "swsuspend",
+	"isw_raid_member", SEVERAL,
 };
 
-static const char *const pttypes[] = { "gpt", "gpt", "gpt", "dos", "", "PMBR" };
+static const char *const pttypes[] = { "gpt", "gpt", "gpt", "dos", "", "PMBR", "atari" };
 
 static const uint64_t flag_bits[] = {
 	GPT_FLAG_NO_AUTO, GPT_FLAG_READ_ONLY, GPT_FLAG_GROWFS, GPT_FLAG_NO_BLOCK_IO, UINT64_C(1), UINT64_C(4),
@@ -182,6 +187,9 @@ static int decode_part(struct fuzz_reader *r, struct disk *disk, size_t index)
 	part->start = decode_range(r);
 	part->size = decode_range(r);
 	decode_string(r, part->fstype, sizeof(part->fstype), fstypes, sizeof(fstypes) / sizeof(fstypes[0]));
+	part->fs_ambiguous = strcmp(part->fstype, SEVERAL) == 0;
+	if (part->fs_ambiguous)
+		part->fstype[0] = '\0';
 	how = fuzz_u8(r);
 	if (how < 128)
 		snprintf(part->fsuuid, sizeof(part->fsuuid), "f500%04zu-0000-4000-8000-000000000000", index % 4);
@@ -423,6 +431,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Printed first: with FUZZ_VERBOSE=1 a broken invariant comes with the plan. */
 	fuzz_format_plan(plan);
 	fuzz_check_plan(ret, plan, &set);
+	fuzz_check_refusal(ret, plan, &set, data, size);
 	if (ret == 0) {
 		check_rules(plan, &set, opts);
 		check_verity(plan, opts);

@@ -57,7 +57,8 @@ static void check_disk(const struct disk *disk)
 	}
 }
 
-static void plan_disk(const struct disk_set *set, const struct machine *machine)
+static void plan_disk(const struct disk_set *set, const struct machine *machine,
+		      const uint8_t *data, size_t size)
 {
 	static void *opts_mem, *plan_mem;
 	struct options *opts = fuzz_reused(&opts_mem, sizeof(*opts));
@@ -69,6 +70,7 @@ static void plan_disk(const struct disk_set *set, const struct machine *machine)
 	r = plan_build(&in, plan);
 	fuzz_format_plan(plan);
 	fuzz_check_plan(r, plan, set);
+	fuzz_check_refusal(r, plan, set, data, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -83,14 +85,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = probe_disk(image_path, disk);
 	FUZZ_CHECK(r == 0 || r == -ENOMEM || r == -EIO, "probe_disk returned %d", r);
 	check_disk(disk);
-	plan_disk(&set, &machine);
+	plan_disk(&set, &machine, data, size);
 	/* Again as the firmware's disk on a machine with an ID: the ESP and /var rules run too. */
 	machine.has_machine_id = true;
 	memcpy(machine.machine_id, known_machine_id, sizeof(machine.machine_id));
 	if (disk->n_parts)
 		snprintf(machine.loader_partuuid, sizeof(machine.loader_partuuid), "%s",
 			 disk->parts[0].partuuid);
-	plan_disk(&set, &machine);
+	plan_disk(&set, &machine, data, size);
 	disk_set_free(&set);
 	return 0;
 }

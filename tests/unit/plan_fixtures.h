@@ -13,6 +13,7 @@
 #include "disk.h"
 #include "dps.h"
 #include "plan.h"
+#include "plan_refusal.h"
 #include "uuid.h"
 
 #define T_ROOT_X86_64 "4f68bce3-e8cd-4db1-96e7-fbcaf984b709"
@@ -119,11 +120,25 @@ static inline struct part *fx_get(struct fixture *f, size_t disk, unsigned numbe
 	abort();
 }
 
+/* r, plan_build()'s answer on set; a refusal that names a partition without its disk stops
+ * the test, whatever the test checks (plan_refusal.h). */
+static inline int fx_refusal_checked(int r, const struct plan *plan, const struct disk_set *set)
+{
+	char why[160];
+
+	if (r != 0 && plan_refusal_fault(plan->error, set, why, sizeof(why))) {
+		fprintf(stderr, "the refusal breaks the rule of plan_refusal.h: %s\n  %s\n", why,
+			plan->error);
+		abort();
+	}
+	return r;
+}
+
 static inline int fx_plan(struct fixture *f)
 {
 	struct plan_input in = { .opts = &f->opts, .disks = &f->set, .machine = &f->machine };
 
-	return plan_build(&in, &f->plan);
+	return fx_refusal_checked(plan_build(&in, &f->plan), &f->plan, &f->set);
 }
 
 static inline void fx_machine_id(uint8_t out[16])

@@ -74,6 +74,54 @@ static void test_duplicates_are_refused(void **state)
 	assert_int_equal(set.n, 0);
 }
 
+/* Every partition a spec names, for the refusal that names them: as many as match, the first
+ * max of them given back with their disks. */
+static void test_find_all(void **state)
+{
+	struct disk_set set = { 0 };
+	const struct part *parts[2] = { 0 };
+	const struct disk *disks[2] = { 0 };
+
+	add(disk_set_add(&set), 1, "44444444-4444-4444-8444-444444444444", "x", "", "", "");
+	add(disk_set_add(&set), 3, "44444444-4444-4444-8444-444444444444", "x", "", "", "");
+	add(&set.disks[1], 4, "55555555-5555-4555-8555-555555555555", "x", "", "", "");
+	assert_int_equal(disk_set_find_all(&set, "PARTLABEL=x", parts, disks, 2), 3);
+	assert_int_equal(parts[0]->number, 1);
+	assert_ptr_equal(disks[0], &set.disks[0]);
+	assert_int_equal(parts[1]->number, 3);
+	assert_ptr_equal(disks[1], &set.disks[1]);
+	assert_int_equal(disk_set_find_all(&set, "PARTUUID=44444444-4444-4444-8444-444444444444", NULL,
+					   NULL, 0), 2);
+	assert_int_equal(disk_set_find_all(&set, "PARTLABEL=y", parts, disks, 2), 0);
+	disk_set_free(&set);
+	(void)state;
+}
+
+/* A partition is named by its disk; a device without a partition table is no partition 0. */
+static void test_part_names(void **state)
+{
+	struct disk_set set = { 0 };
+	struct disk *gpt = disk_set_add(&set), *whole;
+	char name[64];
+
+	COPY_STR(gpt->path, "/dev/vda");
+	COPY_STR(gpt->pttype, "gpt");
+	add(gpt, 2, "", "", "", "", "");
+	add(gpt, 0, "", "", "", "", ""); /* a hostile entry 0: still a table's */
+	whole = disk_set_add(&set);
+	COPY_STR(whole->path, "lv.img");
+	add(whole, PART_WHOLE_DEVICE, "", "", "", "", "");
+	gpt = &set.disks[0];
+	assert_string_equal(disk_part_name(gpt, &gpt->parts[0], name, sizeof(name)),
+			    "partition 2 of /dev/vda");
+	assert_string_equal(disk_part_name(gpt, &gpt->parts[1], name, sizeof(name)),
+			    "partition 0 of /dev/vda");
+	assert_string_equal(disk_part_name(whole, &whole->parts[0], name, sizeof(name)),
+			    "the whole of lv.img");
+	disk_set_free(&set);
+	(void)state;
+}
+
 static void test_many_partitions(void **state)
 {
 	struct disk_set set = { 0 };
@@ -197,6 +245,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find_every_form),
 		cmocka_unit_test(test_duplicates_are_refused),
+		cmocka_unit_test(test_find_all),
+		cmocka_unit_test(test_part_names),
 		cmocka_unit_test(test_many_partitions),
 		cmocka_unit_test(test_ranges_and_overlaps),
 		cmocka_unit_test(test_find_device_mapper_names),

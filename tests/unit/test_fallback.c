@@ -27,7 +27,7 @@ static int plan_failed(struct fixture *f, const struct fallback *fb)
 {
 	struct plan_input in = { &f->opts, &f->set, &f->machine, fb->failed, fb->n };
 
-	return plan_build(&in, &f->plan);
+	return fx_refusal_checked(plan_build(&in, &f->plan), &f->plan, &f->set);
 }
 
 static void test_failed_root_gives_way_to_the_next_newest(void **state)

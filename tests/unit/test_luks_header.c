@@ -46,6 +46,43 @@ static void test_usable(void **state)
 	(void)state;
 }
 
+/* dm-integrity under LUKS2 (cryptsetup luksFormat --integrity): every segment has an
+ * "integrity" object whose type is not "none", as systemd 260 reads it for its
+ * "encryptedwithintegrity"; anything else is no integrity, and no reason to refuse the header. */
+static void test_integrity(void **state)
+{
+#define SEGMENT(id, integrity)                                                             	"\"" id "\":{\"type\":\"crypt\",\"offset\":\"16777216\",\"size\":\"dynamic\","           \
+	"\"iv_tweak\":\"0\",\"encryption\":\"aes-xts-plain64\",\"sector_size\":4096" integrity "}"
+#define HMAC ",\"integrity\":{\"type\":\"hmac(sha256)\",\"journal_encryption\":\"none\"," \
+	"\"journal_integrity\":\"none\"}"
+	static const struct {
+		const char *segments;
+		bool integrity;
+	} cases[] = {
+		{ SEGMENT("0", ""), false },
+		{ SEGMENT("0", HMAC), true },
+		{ SEGMENT("0", HMAC) "," SEGMENT("1", HMAC), true },
+		{ SEGMENT("0", HMAC) "," SEGMENT("1", ""), false },
+		{ SEGMENT("0", ",\"integrity\":{\"type\":\"none\"}"), false },
+		{ SEGMENT("0", ",\"integrity\":{\"journal_encryption\":\"none\"}"), false },
+		{ SEGMENT("0", ",\"integrity\":\"hmac(sha256)\""), false },
+		{ SEGMENT("0", ",\"integrity\":{\"type\":\"hmac(sha256)-and-a-name-longer-than-that\"}"),
+		  true },
+	};
+	struct luks2_summary s;
+	char json[2048], why[200] = "";
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(json, sizeof(json), META(KEYSLOT0, "", "%s", DIGEST0, CONFIG), cases[i].segments);
+		if (luks2_json_check(json, strlen(json), &s, why, sizeof(why)) != 0 ||
+		    s.integrity != cases[i].integrity)
+			fail_msg("%s: %s; want integrity %d", cases[i].segments, why, cases[i].integrity);
+	}
+	(void)state;
+#undef HMAC
+#undef SEGMENT
+}
+
 /* A systemd-tpm2 token is read whole (lib/tpm2_token.c) and counted, its PIN noted; one it
  * cannot use is said why; other token types are named as not used. */
 static void test_tokens_named(void **state)
@@ -179,6 +216,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usable),
 		cmocka_unit_test(test_tokens_named),
+		cmocka_unit_test(test_integrity),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_two_copies),
 	};

@@ -398,7 +398,7 @@ static const struct plan_case plan_cases[] = {
 	  .disks = { GPT("/d.img", P(2, T_ROOT_X86_64, NULL, "root", 0, "crypto_LUKS")) },
 	  .cmdline = "rd.luks=no",
 	  .result = -EPERM,
-	  .error = { "root partition 2 is encrypted (LUKS) and rd.luks=no leaves it locked" } },
+	  .error = { "root: partition 2 of /d.img is encrypted (LUKS) and rd.luks=no leaves it locked" } },
 	{ "root_luks_refused: unlocked",
 	  .disks = { GPT("/d.img", P(2, T_ROOT_X86_64, NULL, "root", 0, "crypto_LUKS")) },
 	  .cmdline = "rootfstype=ext4",
@@ -409,27 +409,27 @@ static const struct plan_case plan_cases[] = {
 	{ "root_no_filesystem",
 	  .disks = { GPT("/d.img", P(2, T_ROOT_X86_64, NULL, "root", 0, "")) },
 	  .result = -EPERM,
-	  .error = { "root partition 2: no filesystem recognised" } },
+	  .error = { "root: no filesystem recognised on partition 2 of /d.img; format it" } },
 
 	{ "explicit_root_luks_refused: LUKS",
 	  .disks = { VDA("crypto_LUKS") }, .cmdline = "root=/dev/vda2 rd.luks=no",
 	  .result = -EPERM,
-	  .error = { "root partition 2 is encrypted (LUKS) and rd.luks=no leaves it locked" } },
+	  .error = { "root: /dev/vda2 is encrypted (LUKS) and rd.luks=no leaves it locked" } },
 	{ "explicit_root_luks_refused: swap",
 	  .disks = { VDA("swap") }, .cmdline = "root=/dev/vda2 rd.luks=no",
 	  .result = -EPERM,
-	  .error = { "holds swap, which is no filesystem to mount" } },
+	  .error = { "root: /dev/vda2 is a swap area (swap), and swap is no filesystem to mount" } },
 
 	{ "usr_luks_refused",
 	  .disks = { GPT("/d.img", ESP_ROOT, P(3, T_USR_X86_64, NULL, "usr", 0, "crypto_LUKS")) },
 	  .cmdline = "rd.luks=no",
 	  .result = -EPERM,
-	  .error = { "usr partition 3 is encrypted (LUKS) and rd.luks=no" } },
+	  .error = { "usr: partition 3 of /d.img is encrypted (LUKS) and rd.luks=no" } },
 
 	{ "root_and_usr_same_partition",
 	  .disks = { VDA("ext4") }, .cmdline = "root=/dev/vda2 mount.usr=LABEL=rootfs",
 	  .result = -EINVAL,
-	  .error = { "root=/dev/vda2 and mount.usr=LABEL=rootfs name the same partition 2" } },
+	  .error = { "root=/dev/vda2 and mount.usr=LABEL=rootfs name the same device (/dev/vda2)" } },
 
 	{ "root_explicit_is_discovered_usr",
 	  .disks = { GPT("/d.img", ESP_ROOT, P(3, T_USR_X86_64, NULL, "usr", 0, "ext4")) },
@@ -1068,9 +1068,29 @@ static void test_names(void **state)
 	(void)state;
 }
 
+/* A device without a partition table (its one part numbered 0, which no row can give) is said
+ * by what it holds, and never has "partitions of type none". */
+static void test_whole_devices_described(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t lv = fx_disk(f, "/lv.img", "", "", false);
+	size_t pv = fx_disk(f, "/pv.img", "", "", false);
+
+	fx_part(f, lv, PART_WHOLE_DEVICE, "", "", "", 0, "ext4");
+	fx_part(f, pv, PART_WHOLE_DEVICE, "", "", "", 0, "LVM2_member");
+	assert_int_equal(cmdline_parse("root=LABEL=nothere", &f->opts, NULL, 0), 0);
+	assert_int_equal(fx_plan(f), -ENOENT);
+	assert_non_null(strstr(f->plan.error, "; found: /lv.img: a whole-device ext4 filesystem, no "
+			       "partition table; /pv.img: a whole device that is an LVM physical "
+			       "volume (LVM2_member), no partition table"));
+	fx_free(f);
+	(void)state;
+}
+
 int main(void)
 {
 	static const struct CMUnitTest others[] = {
+		cmocka_unit_test(test_whole_devices_described),
 		cmocka_unit_test(test_root_explicit_with_rootfstype_and_flags),
 		cmocka_unit_test(test_many_partitions),
 		cmocka_unit_test(test_long_values),

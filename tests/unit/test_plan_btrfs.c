@@ -168,7 +168,7 @@ static void test_same_subvolume_refused(void **state)
 	/* without mount.usrflags=, /usr takes rootflags= */
 	f = two_devices(false);
 	want_error(f, plan_with(f, "root=UUID=" FSUUID " rootflags=subvol=@ mount.usr=UUID=" FSUUID),
-		   -EINVAL, "name the same partition 1 of /dev/vda and the same subvolume");
+		   -EINVAL, "name the same device (/dev/vda1) and the same subvolume");
 	fx_free(f);
 	(void)state;
 }

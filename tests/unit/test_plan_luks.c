@@ -291,7 +291,8 @@ static void test_rd_luks_no(void **state)
 
 	encrypted_disk(f);
 	r = plan_with(f, "rd.luks=no");
-	want_error(f, r, -EPERM, "root partition 1 is encrypted (LUKS) and rd.luks=no leaves it locked");
+	want_error(f, r, -EPERM, "root: partition 1 of /dev/vda is encrypted (LUKS) and rd.luks=no leaves "
+		   "it locked");
 	fx_free(f);
 	f = fx_new();
 	d = fx_disk(f, "/dev/vda", "gpt", "", false);

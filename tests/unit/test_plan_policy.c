@@ -86,6 +86,15 @@ static struct fixture *luks_home(void)
 	return f;
 }
 
+/* luks_home() whose LUKS2 header gives every segment dm-integrity. */
+static struct fixture *luks_home_integrity(void)
+{
+	struct fixture *f = luks_home();
+
+	fx_get(f, 0, 2)->luks_integrity = true;
+	return f;
+}
+
 /* A root verified by dm-verity: its data and hash partitions, named by HASH's halves. */
 static struct fixture *verity(void)
 {
@@ -134,7 +143,7 @@ static void test_refusals(void **state)
 		  "systemd.image_policy=: partition 3 of /dev/vda is a swap partition, and the rule "
 		  "'swap=absent' wants none there: refusing the disk" },
 		{ plain, "systemd.image_policy=root=unprotected:home=unprotected:swap=unused:=absent", -EPERM,
-		  "partition 4 of /dev/vda is a esp partition, and the rule '=absent (the default rule)' "
+		  "partition 4 of /dev/vda is an esp partition, and the rule '=absent (the default rule)' "
 		  "wants none there" },
 		{ x86_usr, "systemd.image_policy=usr=absent:=open", -EPERM,
 		  "partition 5 of /dev/vda is a usr partition" },
@@ -155,6 +164,19 @@ static void test_refusals(void **state)
 		  "root partition 1 of /dev/vda is refused by the rule 'root=btrfs'" },
 		{ verity, "roothash=" HASH " systemd.image_policy=root=signed:=open", -EPERM,
 		  "root partition 1 of /dev/vda is refused by the rule 'root=signed'" },
+		/* systemd 260: a LUKS volume is encrypted with integrity or without, never both */
+		{ luks_home, "systemd.image_policy=home=encryptedwithintegrity:=open", -EPERM,
+		  "home partition 2 of /dev/vda is refused by the rule 'home=encryptedwithintegrity': it "
+		  "would be used encrypted, and the policy wants encryptedwithintegrity (a LUKS volume "
+		  "without dm-integrity: cryptsetup luksFormat --integrity" },
+		{ luks_home_integrity, "systemd.image_policy=home=encrypted:=open", -EPERM,
+		  "home partition 2 of /dev/vda is refused by the rule 'home=encrypted': it would be used "
+		  "encryptedwithintegrity, and the policy wants encrypted" },
+		/* systemd 258 also counts a partition found as unused, so that this lets an unprotected
+		 * root boot; earlymount does not (earlymount(8), IMAGE POLICIES) */
+		{ plain, "systemd.image_policy=root=verity+ignore:=open", -EPERM,
+		  "root partition 1 of /dev/vda is refused by the rule 'root=verity+unused+absent': it "
+		  "would be used unprotected, and the policy wants verity+unused+absent" },
 		/* wanted used, and not: not there, there but left alone, a verity partition the root
 		 * went without, a rule that allows no use its partition can have */
 		{ plain, "systemd.image_policy=usr=verity+unprotected:=open", -EPERM,
@@ -205,6 +227,13 @@ static void test_plans(void **state)
 		/* encrypted, verified, signed */
 		{ luks_home, "systemd.image_policy=home=encrypted:=open", 3,
 		  "home partition 2: allowed by systemd.image_policy= rule 'home=encrypted'", "" },
+		{ luks_home_integrity, "systemd.image_policy=home=encryptedwithintegrity:=open", 3,
+		  "home partition 2: allowed by systemd.image_policy= rule "
+		  "'home=encryptedwithintegrity'", "" },
+		{ luks_home_integrity,
+		  "systemd.image_policy==verity+signed+encrypted+encryptedwithintegrity+unprotected+"
+		  "unused+absent", 3, "home partition 2: allowed by systemd.image_policy= rule '=open "
+		  "(the default rule)'", "" },
 		{ verity, "roothash=" HASH " systemd.image_policy=root=verity:=open", 2,
 		  "root partition 1: allowed by systemd.image_policy= rule 'root=verity'", "" },
 		{ signed_verity, "systemd.image_policy=root=signed:root-verity-sig=signed:=open", 2,

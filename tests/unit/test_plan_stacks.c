@@ -37,14 +37,14 @@ static void test_lvm_root_on_an_image(void **state)
 
 	fx_part(f, d, 1, T_LVM, NULL, "lvm", 0, "LVM2_member");
 	want_ok(f, plan_predicted(f, "root=/dev/mapper/vg0-root ro", 1), 2);
-	s = want_step(f, 0, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-root", "");
+	s = want_step(f, 0, OP_ACTIVATE, "partition 1 of disk.raw", "/dev/mapper/vg0-root", "");
 	assert_non_null(strstr(s->reason, "logical volume root of volume group vg0, which lvm activates "
 					  "at boot as its physical volumes appear"));
 	s = want_step(f, 1, OP_MOUNT, "/dev/mapper/vg0-root", "/sysroot", "");
 	assert_string_equal(s->reason, "root=/dev/mapper/vg0-root (made at boot: what it holds is probed then)");
 	/* lvm2's other name for the same device: predicted already */
 	want_ok(f, plan_predicted(f, "root=/dev/vg0/root ro", 0), 2);
-	want_step(f, 0, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-root", "");
+	want_step(f, 0, OP_ACTIVATE, "partition 1 of disk.raw", "/dev/mapper/vg0-root", "");
 	fx_free(f);
 	(void)state;
 }
@@ -88,7 +88,7 @@ static void test_lvm_on_luks_on_an_image(void **state)
 	snprintf(p->fsuuid, sizeof(p->fsuuid), LUKS);
 	want_ok(f, plan_predicted(f, "rd.luks.uuid=" LUKS " root=/dev/mapper/vg0-root", 1), 3);
 	want_step(f, 0, OP_UNLOCK, "UUID=" LUKS, "/dev/mapper/luks-" LUKS, "");
-	want_step(f, 1, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-root", "");
+	want_step(f, 1, OP_ACTIVATE, "partition 1 of disk.raw", "/dev/mapper/vg0-root", "");
 	want_step(f, 2, OP_MOUNT, "/dev/mapper/vg0-root", "/sysroot", "");
 	fx_free(f);
 	(void)state;
@@ -104,7 +104,8 @@ static void test_md_on_images(void **state)
 	snprintf(fx_part(f, a, 1, T_RAID, NULL, "", 0, "linux_raid_member")->fsuuid, 64, ARRAY);
 	snprintf(fx_part(f, b, 1, T_RAID, NULL, "", 0, "linux_raid_member")->fsuuid, 64, ARRAY);
 	want_ok(f, plan_predicted(f, "root=/dev/md/server:root ro", 1), 2);
-	want_step(f, 0, OP_ASSEMBLE, "a.raw partition 1, b.raw partition 1", "/dev/md/server:root", "");
+	want_step(f, 0, OP_ASSEMBLE, "partition 1 of a.raw, partition 1 of b.raw", "/dev/md/server:root",
+		  "");
 	want_step(f, 1, OP_MOUNT, "/dev/md/server:root", "/sysroot", "");
 	fx_free(f);
 	(void)state;
@@ -141,11 +142,11 @@ static void test_usr_and_resume(void **state)
 
 	fx_part(f, d, 1, T_LVM, NULL, "", 0, "LVM2_member");
 	want_ok(f, plan_predicted(f, "root=/dev/vg0/root mount.usr=/dev/vg0/usr resume=/dev/vg0/swap", 3), 6);
-	want_step(f, 0, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-swap", "");
+	want_step(f, 0, OP_ACTIVATE, "partition 1 of disk.raw", "/dev/mapper/vg0-swap", "");
 	want_step(f, 1, OP_RESUME, "/dev/vg0/swap", "", "");
-	want_step(f, 2, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-root", "");
+	want_step(f, 2, OP_ACTIVATE, "partition 1 of disk.raw", "/dev/mapper/vg0-root", "");
 	want_step(f, 3, OP_MOUNT, "/dev/vg0/root", "/sysroot", "");
-	want_step(f, 4, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-usr", "");
+	want_step(f, 4, OP_ACTIVATE, "partition 1 of disk.raw", "/dev/mapper/vg0-usr", "");
 	want_step(f, 5, OP_MOUNT, "/dev/vg0/usr", "/sysroot/usr", "");
 	fx_free(f);
 	(void)state;
@@ -163,7 +164,7 @@ static void test_resume_by_mapper_name(void **state)
 
 	fx_part(f, d, 1, T_LVM, NULL, "", 0, "LVM2_member");
 	want_ok(f, plan_predicted(f, "root=/dev/vg0/root resume=/dev/mapper/vg0-swap", 2), 4);
-	want_step(f, 0, OP_ACTIVATE, "disk.raw partition 1", "/dev/mapper/vg0-swap", "");
+	want_step(f, 0, OP_ACTIVATE, "partition 1 of disk.raw", "/dev/mapper/vg0-swap", "");
 	want_step(f, 1, OP_RESUME, "/dev/mapper/vg0-swap", "", "");
 	fx_free(f);
 

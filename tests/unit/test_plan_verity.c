@@ -157,7 +157,8 @@ static void test_wrong_types(void **state)
 	fx_part(f, d, 1, T_ROOT_X86_64, NULL, "root", 0, "ext4");
 	fx_part(f, d, 2, T_USR_X86_64, HASH_DATA, "usr", 0, "ext4");
 	fx_part(f, d, 3, T_ROOT_VERITY_X86_64, HASH_TREE, "v", 0, "");
-	want_error(f, plan_with(f, "roothash=" HASH), -EPERM, "partition 2, but it is of type");
+	want_error(f, plan_with(f, "roothash=" HASH), -EPERM,
+		   "names partition 2 of /dev/vda, but it is of type");
 	fx_free(f);
 	(void)state;
 }
@@ -320,7 +321,7 @@ static void test_signature_words(void **state)
 	d = verity_disk(f);
 	sig = fx_part(f, d, 8, T_ROOT_VERITY_SIG_X86_64, NULL, "sig2", 0, "");
 	strcpy(sig->verity_sig_hash, "0000000100004000800000000000000" "3abcdef001234400080000000000000c7");
-	want_error(f, plan_with(f, ""), -ENOENT, "the hash signed on partition 8 names no "
+	want_error(f, plan_with(f, ""), -ENOENT, "the hash signed on partition 8 of /dev/vda names no "
 		   "root-verity partition of");
 	fx_free(f);
 	(void)state;
@@ -366,7 +367,8 @@ static void test_unusable_signature_refused(void **state)
 
 	strcpy(sig->verity_sig_error, "no signature (at byte 80)");
 	want_error(f, plan_with(f, ""), -EPERM,
-		   "partition 6 (root-verity-sig) is unusable: no signature (at byte 80)");
+		   "partition 6 of /dev/vda (root-verity-sig) is unusable: no signature (at byte 80) — the "
+		   "root, partition 3 of /dev/vda, cannot be verified");
 	fx_free(f);
 	f = fx_new();
 	d = verity_disk(f);

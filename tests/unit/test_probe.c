@@ -222,6 +222,41 @@ static void test_hostile_mbr(void **state)
 	assert_null(part_number(f->disk, 2));
 }
 
+/* Copies len bytes at from of path to to: a stale signature left where another was made. */
+static void copy_bytes(const char *path, off_t from, off_t to, size_t len)
+{
+	char buf[512];
+	FILE *io = fopen(path, "r+");
+
+	assert_non_null(io);
+	assert_true(len <= sizeof(buf));
+	assert_int_equal(fseeko(io, from, SEEK_SET), 0);
+	assert_int_equal(fread(buf, 1, len, io), len);
+	assert_int_equal(fseeko(io, to, SEEK_SET), 0);
+	assert_int_equal(fwrite(buf, 1, len, io), len);
+	assert_int_equal(fclose(io), 0);
+}
+
+/* An ext4 whose first sector still holds a FAT boot sector: libblkid finds both and trusts
+ * neither. The partition is there, without a type, and the probe says it holds data. */
+static void test_several_signatures(void **state)
+{
+	struct fixture *f = *state;
+	const struct part *p;
+
+	mkdisk(f, "'type=root size=8 fs=ext4' 'type=linux size=8 fs=vfat'");
+	copy_bytes(f->image, 9 * MIB, 1 * MIB, 512);
+	assert_int_equal(probe_disk(f->image, f->disk), 0);
+	p = part_number(f->disk, 1);
+	assert_non_null(p);
+	assert_string_equal(p->fstype, "");
+	assert_true(p->fs_ambiguous);
+	p = part_number(f->disk, 2);
+	assert_non_null(p);
+	assert_string_equal(p->fstype, "vfat");
+	assert_false(p->fs_ambiguous);
+}
+
 static void test_no_table(void **state)
 {
 	struct fixture *f = *state;
@@ -272,6 +307,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filtered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dos_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_mbr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_several_signatures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable, setup, teardown),
