@@ -67,6 +67,8 @@ enum list_id {
 	KEY("systemd.verity_usr_options",  FORM_VALUE,    cmdline_set_verity_usr_options,  LIST_NONE)      \
 	KEY("rd.luks",                     FORM_OPTIONAL, cmdline_set_luks,                LIST_NONE)      \
 	KEY("luks",                        FORM_OPTIONAL, cmdline_set_luks,                LIST_NONE)      \
+	KEY("rd.luks.crypttab",            FORM_OPTIONAL, cmdline_set_luks_crypttab,       LIST_NONE)      \
+	KEY("luks.crypttab",               FORM_OPTIONAL, cmdline_set_luks_crypttab,       LIST_NONE)      \
 	KEY("rd.luks.uuid",                FORM_VALUE,    cmdline_set_luks_uuid,           LIST_NONE)      \
 	KEY("luks.uuid",                   FORM_VALUE,    cmdline_set_luks_uuid,           LIST_NONE)      \
 	KEY("rd.luks.name",                FORM_VALUE,    cmdline_set_luks_name,           LIST_NONE)      \
@@ -179,6 +181,7 @@ void options_init(struct options *opts)
 	opts->tpm2_wait = -1;
 	opts->verity = true;
 	opts->luks.enabled = true;
+	opts->luks.crypttab = true;
 	opts->lvm.enabled = true;
 	opts->md.enabled = true;
 	opts->md.degraded_sec = -1;

@@ -90,6 +90,8 @@ struct luks_volume {
 /* rd.luks.* and luks.* (both count in the initrd; a later key wins). */
 struct luks_cmdline {
 	bool enabled;            /* rd.luks= / luks=, default true */
+	bool crypttab;           /* rd.luks.crypttab= / luks.crypttab=, default true: the image's
+				  * /etc/crypttab is read */
 	const char *options;     /* rd.luks.options= without a UUID: for every volume */
 	const char *key;         /* rd.luks.key= without a UUID: for every volume */
 	struct luks_volume volumes[LUKS_MAX_VOLUMES];

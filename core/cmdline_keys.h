@@ -35,8 +35,9 @@ key_handler cmdline_set_verity, cmdline_set_roothash, cmdline_set_usrhash,
 	cmdline_set_verity_root_data, cmdline_set_verity_root_hash, cmdline_set_verity_root_options,
 	cmdline_set_verity_usr_data, cmdline_set_verity_usr_hash, cmdline_set_verity_usr_options;
 
-/* cmdline_luks.c: rd.luks= and rd.luks.{uuid,name,options,key}=, and their luks. forms. */
-key_handler cmdline_set_luks, cmdline_set_luks_uuid, cmdline_set_luks_name, cmdline_set_luks_options,
+/* cmdline_luks.c: rd.luks= and rd.luks.{crypttab,uuid,name,options,key}=, and their luks.
+ * forms. */
+key_handler cmdline_set_luks, cmdline_set_luks_crypttab, cmdline_set_luks_uuid, cmdline_set_luks_name, cmdline_set_luks_options,
 	cmdline_set_luks_key;
 
 /* cmdline_stacks.c: rd.lvm= (rd.lvm.vg= and rd.lvm.lv= are lists). */

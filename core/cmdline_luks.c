@@ -15,6 +15,11 @@ int cmdline_set_luks(struct options *o, const char *value, const char **why)
 	return cmdline_set_bool(value, &o->luks.enabled, why);
 }
 
+int cmdline_set_luks_crypttab(struct options *o, const char *value, const char **why)
+{
+	return cmdline_set_bool(value, &o->luks.crypttab, why);
+}
+
 /* The volume of a LUKS header UUID ("luks-" prefix allowed, as systemd takes it), added when
  * new. 0, -EINVAL (not a UUID) or -ENOSPC. */
 static int luks_volume(struct options *o, const char *uuid, size_t len, struct luks_volume **out)

@@ -45,7 +45,8 @@ enum value_kind {
 	VALUE_BANKS,      /* bank names joined by ':' */
 };
 
-/* crypttab's words earlymount acts on; "luks" and "x-initrd.attach" say what is true anyway. */
+/* crypttab's words earlymount acts on; "luks", "x-initrd.attach" and "initramfs"
+ * (cryptsetup-initramfs: put the entry in the image) say what is true anyway. */
 static const struct luks_word_name {
 	const char *word;
 	enum luks_word id;
@@ -73,6 +74,7 @@ static const struct luks_word_name {
 	{ "tpm2-pin", WORD_IGNORED, VALUE_OPTIONAL_BOOL },
 	{ "luks", WORD_IGNORED, VALUE_NONE },
 	{ "x-initrd.attach", WORD_IGNORED, VALUE_NONE },
+	{ "initramfs", WORD_IGNORED, VALUE_NONE },
 };
 
 /* crypttab's words for what earlymount does not open, or opens only another way: refused,

@@ -9,6 +9,8 @@
 
 #include "check_image.h"
 #include "cpio_read.h"
+#include "crypttab.h"
+#include "paths.h"
 #include "util.h"
 
 /* What earlymount's binaries print and log as their version: "earlymount 0.1.0". */
@@ -130,6 +132,20 @@ out:
 	return r;
 }
 
+/* The image's crypttab: the volumes its boot opens. */
+static int read_crypttab(const struct cpio_file *f, struct image_contents *c)
+{
+	ssize_t n;
+
+	free(c->crypttab);
+	c->crypttab = malloc(CRYPTTAB_TEXT_MAX + 1);
+	if (!c->crypttab)
+		return -ENOMEM;
+	n = cpio_file_read(f, c->crypttab, CRYPTTAB_TEXT_MAX + 1);
+	c->crypttab_len = n < 0 ? 0 : (size_t)n;
+	return n < 0 ? (int)n : 0;
+}
+
 static int take(const struct cpio_file *f, void *data)
 {
 	struct image_contents *c = data;
@@ -145,6 +161,8 @@ static int take(const struct cpio_file *f, void *data)
 	r = name_list_add(&c->files, f->path);
 	if (r == 0)
 		r = take_module_file(f, c);
+	if (r == 0 && S_ISREG(f->mode) && streq(f->path, INITRAMFS_CRYPTTAB + 1))
+		r = read_crypttab(f, c);
 out:
 	return r;
 }
@@ -173,6 +191,8 @@ void image_contents_free(struct image_contents *c)
 	name_list_free(&c->modules);
 	name_list_free(&c->builtin);
 	name_list_free(&c->releases);
+	free(c->crypttab);
+	c->crypttab = NULL;
 }
 
 bool image_has_file(const struct image_contents *c, const char *path)

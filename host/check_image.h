@@ -14,6 +14,9 @@ struct image_contents {
 	struct name_list modules; /* the names of the .ko files, '-' written '_' */
 	struct name_list builtin; /* what lib/modules/RELEASE/modules.builtin names, the same way */
 	struct name_list releases; /* the RELEASE directories under lib/modules */
+	char *crypttab;           /* etc/crypttab's text (its first CRYPTTAB_TEXT_MAX bytes), NULL
+				   * when the image has none */
+	size_t crypttab_len;
 };
 
 /* Reads the image at path. 0, or -errno (said on stderr). */

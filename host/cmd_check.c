@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check_image.h"
+#include "check_volumes.h"
 #include "commands.h"
 #include "host_args.h"
 #include "hostonly.h"
@@ -219,10 +220,14 @@ static size_t boot_mount_points(const struct machine *machine, const char **wher
 	return n;
 }
 
-/* The host's mounts the boot makes: what their devices are made of, into needs; a stack
- * earlymount cannot assemble is a failure. */
-static void walk_host_mounts(struct check *c, const struct machine *machine, struct plan_needs *needs)
+/* The host's mounts the boot makes: what their devices are made of, into needs, and whether
+ * the boot opens the dm-crypt volumes among them; a stack earlymount cannot assemble is a
+ * failure. */
+static void walk_host_mounts(struct check *c, const struct plan_input *in, const struct plan *plan,
+			     struct plan_needs *needs)
 {
+	const struct machine *machine = in->machine;
+	struct check_volumes_result volumes = { .quiet = c->args->quiet };
 	const char *where[2 + FSTAB_MAX_ENTRIES];
 	size_t n = boot_mount_points(machine, where, ARRAY_SIZE(where));
 	struct hostonly_choice *choice = calloc(1, sizeof(*choice));
@@ -250,6 +255,12 @@ static void walk_host_mounts(struct check *c, const struct machine *machine, str
 		plan_needs_add_op(OP_ACTIVATE, "", needs);
 	if (choice && choice->md)
 		plan_needs_add_op(OP_ASSEMBLE, "", needs);
+	if (choice && choice->n_crypt) {
+		say(c, "encrypted volumes under the host's mounts:\n");
+		check_volumes(in, plan, choice->crypt, choice->n_crypt, &volumes);
+		c->failures += volumes.failures;
+		c->warnings += volumes.warnings;
+	}
 	free(choice);
 	free(m);
 }
@@ -303,6 +314,9 @@ static int run(struct check_args *args, struct plan *plan)
 	r = open_image(&c, args, &contents, image, sizeof(image));
 	if (r == 0 && host)
 		r = plan_inputs_host(&args->in);
+	/* the boot opens the volumes the image's crypttab lists, unless --crypttab says otherwise */
+	if (r == 0 && contents.crypttab && !args->in.machine.has_crypttab)
+		plan_inputs_crypttab_text(&args->in, contents.crypttab, contents.crypttab_len);
 	if (r == 0)
 		r = plan_inputs_load(&args->in);
 	if (r != 0)
@@ -318,7 +332,8 @@ static int run(struct check_args *args, struct plan *plan)
 		plan_format_text(plan, stdout);
 	plan_needs(plan, &needs);
 	if (host)
-		walk_host_mounts(&c, &args->in.machine, &needs);
+		walk_host_mounts(&c, &(struct plan_input){ .opts = args->in.opts, .disks = &args->in.disks,
+							   .machine = &args->in.machine }, plan, &needs);
 	check_needs(&c, &needs);
 	check_release(&c);
 	if (c.failures)

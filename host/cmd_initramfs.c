@@ -98,6 +98,12 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		       b->md_conf_found[0] ? "mdadm.conf: " : "no mdadm.conf",
 		       b->md_conf_found);
 	}
+	if (b->crypttab_names.n) {
+		printf("crypttab: " INITRAMFS_CRYPTTAB " opens ");
+		name_list_print(&b->crypttab_names, stdout);
+		printf("; key files: %zu%s\n", b->crypttab_keys.n,
+		       b->crypttab_keys.n ? " (the image is mode 0600)" : "");
+	}
 	print_checkers(b);
 	if (b->adds.n)
 		printf("extra files: %zu (from %zu --add)\n", b->n_added, b->adds.n);
@@ -260,6 +266,14 @@ out:
 	return r;
 }
 
+/* The exit code of initramfs_choose_crypttab()'s -errno. */
+static int crypttab_exit(int r)
+{
+	if (r == -EOPNOTSUPP)
+		return EXIT_REFUSED;
+	return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_SYSTEM;
+}
+
 static int build(struct builder *b)
 {
 	char init[PATH_MAX], stage_dir[PATH_MAX], image_dir[PATH_MAX];
@@ -298,6 +312,11 @@ static int build(struct builder *b)
 	r = open_and_choose(b);
 	if (r != 0)
 		goto out;
+	r = initramfs_choose_crypttab(b);
+	if (r < 0) {
+		r = crypttab_exit(r);
+		goto out;
+	}
 	r = initramfs_stage_modules(b, stage_dir, sizeof(stage_dir));
 	if (r == 0)
 		r = initramfs_add_skeleton(b, init);
@@ -309,6 +328,8 @@ static int build(struct builder *b)
 		r = initramfs_add_checkers(b);
 	if (r == 0)
 		r = initramfs_add_keymaps(b);
+	if (r == 0)
+		r = initramfs_add_crypttab(b);
 	if (r == 0)
 		r = initramfs_add_extras(b);
 	if (r == 0)
@@ -362,6 +383,9 @@ static void builder_free(struct builder *b)
 	name_list_free(&b->fsck_files);
 	name_list_free(&b->fsck_left_out);
 	name_list_free(&b->host_fstypes);
+	name_list_free(&b->crypttab_names);
+	name_list_free(&b->crypttab_keys);
+	free(b->crypttab_text);
 	if (b->staging[0])
 		initramfs_remove_tree(AT_FDCWD, b->staging);
 	if (b->kmod)
@@ -393,6 +417,11 @@ int cmd_initramfs(int argc, char **argv)
 	if (b.print_needs) {
 		r = initramfs_print_host_needs(&b);
 		r = r == -EOPNOTSUPP ? EXIT_REFUSED : r < 0 ? EXIT_SYSTEM : 0;
+		goto out;
+	}
+	if (b.print_crypttab) {
+		r = initramfs_print_crypttab(&b);
+		r = r < 0 ? crypttab_exit(r) : 0;
 		goto out;
 	}
 	r = find_kver(&b);

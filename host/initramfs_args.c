@@ -148,6 +148,16 @@ static const struct host_opt initramfs_opts[] = {
 		  "-o); exit 1 with a message when they are on a stack\n"
 		  "earlymount cannot assemble (multipath, firmware RAID, NFS,\n"
 		  "...): for the generators' hooks, which then stop" },
+	{ "crypttab", 0, "FILE", STRING(crypttab), IMPLIES(luks),
+	  .help = "the crypttab whose entries the boot opens, under their names\n"
+		  "(implies --luks): every entry, or with --host-only those of the\n"
+		  "volumes under /, /usr and x-initrd.mount entries and those\n"
+		  "marked initramfs (--host-only's default: /etc/crypttab); a key\n"
+		  "file named by path goes in too, and the image is then mode 0600" },
+	{ "print-crypttab", 0, NULL, FLAG(print_crypttab),
+	  .help = "print the crypttab the image would get, and build nothing\n"
+		  "(no --moddir or -o); exit 1 naming an entry the boot would\n"
+		  "refuse: for the generators' hooks" },
 	{ "add", 0, "SRC[:DEST]", HOST_SETTER(add_file),
 	  .help = "a file or directory to add at DEST (repeatable)" },
 	{ "luks", 0, NULL, FLAG(luks),
@@ -224,7 +234,8 @@ static int check_options(const struct builder *b)
 			b->omitted.names[0]);
 		r = -EINVAL;
 	}
-	if (r == 0 && !b->print_needs && (!b->moddir || (!b->output && !b->print_modules))) {
+	if (r == 0 && !b->print_needs && !b->print_crypttab &&
+	    (!b->moddir || (!b->output && !b->print_modules))) {
 		log_err("%s is required (see earlymount initramfs --help)", !b->moddir ? "--moddir" : "-o OUT");
 		r = -EINVAL;
 	}

@@ -45,6 +45,23 @@ int plan_inputs_fstab(struct plan_inputs *in, const char *path)
 	return 0;
 }
 
+int plan_inputs_crypttab(struct plan_inputs *in, const char *path)
+{
+	static char text[CRYPTTAB_TEXT_MAX + 1];
+	ssize_t n = read_file_at(AT_FDCWD, path, text, sizeof(text));
+
+	if (n < 0)
+		return usage_error(in, "--crypttab names no readable file:", path);
+	plan_inputs_crypttab_text(in, text, (size_t)n);
+	return 0;
+}
+
+void plan_inputs_crypttab_text(struct plan_inputs *in, const char *text, size_t len)
+{
+	crypttab_parse(text, len, &in->machine.crypttab);
+	in->machine.has_crypttab = true;
+}
+
 static int set_image(void *ctx, const char *value)
 {
 	struct plan_inputs *in = ctx;
@@ -97,6 +114,11 @@ static int set_fstab(void *ctx, const char *value)
 	return plan_inputs_fstab(ctx, value);
 }
 
+static int set_crypttab(void *ctx, const char *value)
+{
+	return plan_inputs_crypttab(ctx, value);
+}
+
 const struct host_opt plan_input_opts[] = {
 	{ "image", 'i', "FILE", HOST_SETTER(set_image),
 	  .help = "a disk image (or block device); repeat for several disks" },
@@ -110,6 +132,8 @@ const struct host_opt plan_input_opts[] = {
 	  .help = "LoaderDevicePartUUID, as systemd-boot sets it" },
 	{ "fstab", 'f', "FILE", HOST_SETTER(set_fstab),
 	  .help = "the root's /etc/fstab: its /usr and x-initrd.mount entries" },
+	{ "crypttab", 't', "FILE", HOST_SETTER(set_crypttab),
+	  .help = "the initramfs's /etc/crypttab: the LUKS volumes the boot opens" },
 	{ 0 },
 };
 

@@ -25,7 +25,7 @@ struct plan_inputs {
 };
 
 /* The options that give them: -i --image, -c --cmdline, -m --machine-id, -a --arch,
- * -l --loader-partuuid, -f --fstab; a group of the commands' declarations, over a struct
+ * -l --loader-partuuid, -f --fstab, -t --crypttab; a group of the commands' declarations, over a struct
  * plan_inputs made by plan_inputs_init(). */
 extern const struct host_opt plan_input_opts[];
 
@@ -33,6 +33,11 @@ extern const struct host_opt plan_input_opts[];
 int plan_inputs_init(struct plan_inputs *in, const char *command);
 /* Reads path as the root's /etc/fstab into in's machine. 0 or a usage error's exit code. */
 int plan_inputs_fstab(struct plan_inputs *in, const char *path);
+/* Reads path as the initramfs's /etc/crypttab into in's machine. 0 or a usage error's exit
+ * code. */
+int plan_inputs_crypttab(struct plan_inputs *in, const char *path);
+/* The same from its text. */
+void plan_inputs_crypttab_text(struct plan_inputs *in, const char *text, size_t len);
 /* The running host's inputs where none were given: /proc/cmdline, /etc/machine-id,
  * /etc/fstab, the loader's partition from efivars, and every block device (in disks). 0 or
  * EXIT_SYSTEM, said on stderr. Before plan_inputs_load(), without images. */

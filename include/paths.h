@@ -19,6 +19,8 @@
 #define MD_DEV_DIR "/dev/md"
 /* mdadm's configuration, as Debian keeps it: the image gets the host's with --host-only. */
 #define MDADM_CONF "/etc/mdadm/mdadm.conf"
+/* The initramfs's crypttab: the LUKS volumes the boot opens (earlymount initramfs --crypttab). */
+#define INITRAMFS_CRYPTTAB "/etc/crypttab"
 /* Keymaps the image carries (earlymount initramfs --keymap): NAME.bmap each, and default.bmap
  * a link to the first. */
 #define KEYMAP_DIR "/etc/earlymount/keymaps"

@@ -195,12 +195,42 @@ static void efivarfs_mount(struct boot *b)
 			 EFIVARS_DIR, strerror(-r));
 }
 
+/* The image's crypttab: the volumes the boot opens, and their names. An image without one
+ * has none; one that cannot be read is said, and the command line's volumes still open. */
+static void read_crypttab(struct boot *b)
+{
+	static char text[CRYPTTAB_TEXT_MAX + 1];
+	struct crypttab *t = &b->machine.crypttab;
+	ssize_t n = read_file_at(AT_FDCWD, INITRAMFS_CRYPTTAB, text, sizeof(text));
+
+	if (n < 0) {
+		if (n != -ENOENT)
+			log_warn("unable to read %s: %s; only the command line's LUKS volumes are opened",
+				 INITRAMFS_CRYPTTAB, strerror((int)-n));
+		return;
+	}
+	crypttab_parse(text, (size_t)n, t);
+	b->machine.has_crypttab = true;
+	if (!b->opts.luks.crypttab || !b->opts.luks.enabled)
+		log_info("%s: not read (%s)", INITRAMFS_CRYPTTAB,
+			 b->opts.luks.enabled ? "rd.luks.crypttab=no" : "rd.luks=no");
+	else
+		log_info("%s: %zu %s", INITRAMFS_CRYPTTAB, t->n, t->n == 1 ? "entry" : "entries");
+	if (t->bad_line)
+		log_warn("%s, line %u: %s: the line is left out", INITRAMFS_CRYPTTAB, t->bad_line,
+			 t->bad_why);
+	if (t->dropped)
+		log_warn("%s: %u entries past the first %d are left out", INITRAMFS_CRYPTTAB,
+			 t->dropped, CRYPTTAB_MAX_ENTRIES);
+}
+
 static int stage_machine_facts(struct boot *b)
 {
 	struct stat st;
 	int r;
 
 	b->machine.arch = arch_native();
+	read_crypttab(b);
 	if (stat(EFI_FIRMWARE_DIR, &st) < 0)
 		goto out;
 	efivarfs_mount(b);

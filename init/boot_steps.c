@@ -1,6 +1,6 @@
 /* Running plan steps at boot: what the executor is given (modules on demand, a prompt that
- * lets devices arrive), and the volumes rd.luks.uuid= lists, unlocked as they appear while
- * the plan waits. */
+ * lets devices arrive), and the volumes rd.luks.uuid= or the image's crypttab lists, unlocked
+ * as they appear while the plan waits. */
 #include <stdio.h>
 #include <string.h>
 
@@ -89,8 +89,8 @@ int boot_unlock_listed(struct boot *b)
 		    b->n_unlocked_early == ARRAY_SIZE(b->unlocked_early))
 			continue;
 		COPY_STR(b->unlocked_early[b->n_unlocked_early++], s->part->fsuuid);
-		log_info("unlocking %s as it appeared: rd.luks.uuid= lists it, and the root is not "
-			 "found outside it", s->source);
+		log_info("unlocking %s as it appeared: %s, and the root is not found outside it",
+			 s->source, s->reason);
 		r = execute_step(s, &ctx);
 		if (r < 0 && s->optional) {
 			log_warn("%s (nofail: the boot goes on)", ctx.why);

@@ -55,11 +55,14 @@ static void wait_for_shares(struct boot *b)
 }
 
 /* A root (or /usr) named on the command line and not found may lie inside a volume the
- * command line lists (LVM on LUKS): those are unlocked as they appear. Not for discovery,
- * whose LUKS partitions are unlocked by the plan under their roles' names. */
-static bool listed_volumes_may_hold_it(const struct options *o)
+ * command line or the image's crypttab lists (LVM on LUKS): those are unlocked as they
+ * appear. Not for discovery, whose LUKS partitions are unlocked by the plan under their
+ * roles' names. */
+static bool listed_volumes_may_hold_it(const struct options *o, const struct machine *m)
 {
-	return o->luks.enabled && o->luks.n_volumes > 0 &&
+	bool crypttab = o->luks.crypttab && m->has_crypttab && m->crypttab.n > 0;
+
+	return o->luks.enabled && (o->luks.n_volumes > 0 || crypttab) &&
 	       (o->root_kind == ROOT_DEVICE || (o->usr && o->usr_share == SHARE_NONE));
 }
 
@@ -87,7 +90,7 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 		return true;
 	}
 	make_plan(b, d);
-	if (b->plan_result == -ENOENT && listed_volumes_may_hold_it(&b->opts)) {
+	if (b->plan_result == -ENOENT && listed_volumes_may_hold_it(&b->opts, &b->machine)) {
 		double began = timing_now();
 		int r = boot_unlock_listed(b);
 

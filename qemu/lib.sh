@@ -81,6 +81,16 @@ fetch_fsck_tools() { # ARCH...
 	sh "$here/fsck-tools" "$KERNEL_ROOT" $lib_debs || die "could not fetch e2fsck and fsck.fat (see above)"
 }
 
+# The crypttab of tests/fixtures/NAME with @KEY@ the checkout's path of the fixtures' key file
+# (a host's path, which the image then holds), in $build/qemu; rewritten only when it changes,
+# so that the images made of it stay cached.
+crypttab_file() { # NAME
+	lib_ct=$build/qemu/$1.crypttab
+	sed "s|@KEY@|$(pwd)/tests/fixtures/luks.key|" "tests/fixtures/$1" >"$lib_ct.new.$$" || return 1
+	if cmp -s "$lib_ct.new.$$" "$lib_ct"; then rm -f "$lib_ct.new.$$"; else mv "$lib_ct.new.$$" "$lib_ct"; fi
+	echo "$lib_ct"
+}
+
 build_initramfs() { # ARCH [VARIANT]
 	[ -z "${QEMU_INITRD_DIR:-}" ] || return 0
 	lib_variant=${2:-default}
@@ -103,6 +113,10 @@ build_initramfs() { # ARCH [VARIANT]
 	md) set -- "$1" --no-fsck --md ;;
 	# and a key file for rd.luks.key= (tests/fixtures/luks.key, the key of luks=file: disks)
 	luks-key) set -- "$1" --no-fsck --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
+	# LVM on LUKS as Debian's installer leaves it: the image's crypttab names the volume
+	crypttab-lvm) set -- "$1" --no-fsck --lvm --crypttab "$(crypttab_file crypttab-lvm)" ;;
+	# a crypttab whose root entry names a key file, which goes into the image
+	crypttab-key) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-key)" ;;
 	# and the German keymap (kbd's loadkeys, console-data's de-latin1), the default one
 	luks-de) set -- "$1" --no-fsck --luks --keymap de-latin1 ;;
 	# and a credential where systemd-stub puts the ESP's (/.extra/global_credentials), as if
@@ -117,7 +131,7 @@ build_initramfs() { # ARCH [VARIANT]
 		luks-fsck) set -- "$@" --luks ;;
 		lvm-fsck) set -- "$@" --lvm ;;
 		esac ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md, crypttab-lvm, crypttab-key)"; return 1 ;;
 	esac
 	mkdir -p "$(dirname "$lib_img")"
 	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1
@@ -127,7 +141,8 @@ build_initramfs_locked() { # ARCH OPTION...
 	# Cached while neither the /init binary, the builder (the host binary) nor the helper changed.
 	[ -s "$lib_img" ] && [ "$lib_img" -nt "$lib_em" ] &&
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
-		{ case $lib_variant in luks*) [ "$lib_img" -nt "$build/$1/earlymount-luks" ] ;; esac; } &&
+		{ case $lib_variant in luks* | crypttab*) [ "$lib_img" -nt "$build/$1/earlymount-luks" ] ;; esac; } &&
+		{ case $lib_variant in crypttab*) [ "$lib_img" -nt "$build/qemu/$lib_variant.crypttab" ] ;; esac; } &&
 		{ case $lib_variant in *lvm*) [ "$lib_img" -nt "$build/$1/lvm" ] ;; esac; } &&
 		{ case $lib_variant in md) [ "$lib_img" -nt "$build/$1/mdadm" ] ;; esac; } && return 0
 	lib_arch=$1

@@ -5,10 +5,12 @@
  * disk, /usr from the root's architecture); each decision has a file of its own, plan_*.c,
  * and plan_internal.h is what they share. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "plan.h"
 #include "plan_internal.h"
+#include "uuid.h"
 
 const char *const plan_default_inits[] = {
 	"/sbin/init", "/etc/init", "/bin/init", "/bin/sh", NULL,
@@ -91,9 +93,41 @@ int plan_build_listed_unlocks(const struct plan_input *in, struct plan *plan)
 		return -EINVAL;
 	r = start(in, plan, &p);
 	if (r == 0)
-		r = plan_luks_check_options(&p);
+		r = plan_luks_volumes(&p);
 	if (r == 0)
 		r = plan_add_listed_volumes(&p);
+	plan_notes_finish(&p);
+	return r;
+}
+
+int plan_listed_volume(const struct plan_input *in, const char *uuid, struct plan *plan,
+		       char *name, size_t name_size, char *origin, size_t origin_size)
+{
+	struct planner p = { 0 };
+	char spec[sizeof("UUID=") + UUID_STR_LEN];
+	const struct plan_volume *v = NULL;
+	const struct part *part;
+	int r;
+
+	if (!plan || !uuid)
+		return -EINVAL;
+	r = start(in, plan, &p);
+	if (r == 0)
+		r = plan_luks_volumes(&p);
+	if (r < 0)
+		goto out;
+	snprintf(spec, sizeof(spec), "UUID=%s", uuid);
+	if (disk_set_find(p.disks, spec, &part, NULL) == 0)
+		v = plan_volume_of(&p, part);
+	for (size_t i = 0; !v && i < p.n_volumes; i++)
+		if (p.volumes[i].uuid[0] && uuid_str_equal(p.volumes[i].uuid, uuid))
+			v = &p.volumes[i];
+	r = v && v->listed ? 0 : -ENOENT;
+	if (r == 0) {
+		plan_volume_name(v, name, name_size);
+		plan_volume_origin(v, origin, origin_size);
+	}
+out:
 	plan_notes_finish(&p);
 	return r;
 }
@@ -128,7 +162,7 @@ static int build(const struct plan_input *in, struct plan *plan, const struct op
 	if (r == 0)
 		r = plan_verity_resolve_options(&p);
 	if (r == 0)
-		r = plan_luks_check_options(&p);
+		r = plan_luks_volumes(&p);
 	if (r == 0)
 		r = plan_resolve_explicit(&p);
 	if (r == 0)

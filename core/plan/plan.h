@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cmdline.h"
+#include "crypttab.h"
 #include "disk.h"
 #include "dps.h"
 #include "fstab.h"
@@ -105,6 +106,10 @@ struct machine {
 	 * boot once the root is mounted, or given to `earlymount plan --fstab` */
 	bool has_fstab;
 	struct fstab fstab;
+	/* The initramfs's /etc/crypttab: the LUKS volumes opened at boot, under their names (read
+	 * at boot from the image, given to `earlymount plan --crypttab`) */
+	bool has_crypttab;
+	struct crypttab crypttab;
 };
 
 /* A partition that failed at this boot: set up, mounted, or found to hold no init. */
@@ -162,11 +167,20 @@ struct plan {
  *              the last one: an overflow of explanations never stops a boot) */
 int plan_build(const struct plan_input *in, struct plan *plan);
 
-/* The unlock steps of the volumes rd.luks.uuid= and rd.luks.name= list that are on the disks
- * and not unlocked yet, alone: at boot they run as soon as the volumes appear, when what the
- * root is on lies inside one (LVM on LUKS) and no plan can be made before. 0 or as
+/* The unlock steps of the volumes rd.luks.uuid=, rd.luks.name= and the image's crypttab list
+ * that are on the disks and not unlocked yet, alone: at boot they run as soon as the volumes
+ * appear, when what the root is on lies inside one (LVM on LUKS) and no plan can be made
+ * before. 0 or as
  * plan_build(). */
 int plan_build_listed_unlocks(const struct plan_input *in, struct plan *plan);
+
+/* Whether the boot opens the LUKS volume whose header has uuid for itself, because the
+ * command line or the image's crypttab lists it (not because a mount needs it): 0 with the
+ * name it opens it under and what lists it ("the image's crypttab: NAME (line 1)") in name
+ * and origin; -ENOENT when nothing lists it; or as plan_build(), plan->error saying why.
+ * For `earlymount check`, whose host has the volume open already. */
+int plan_listed_volume(const struct plan_input *in, const char *uuid, struct plan *plan,
+		       char *name, size_t name_size, char *origin, size_t origin_size);
 
 const char *plan_op_name(enum plan_op op);
 

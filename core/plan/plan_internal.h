@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "crypttab.h"
 #include "plan.h"
 
 #define ROOT_MOUNT_POINT SYSROOT
@@ -36,6 +37,21 @@ struct verity_pick {
 	const struct part *data, *hash;
 	const struct disk *data_disk, *hash_disk;
 };
+
+/* A LUKS volume the boot knows by name (plan_volumes.c): told about on the command line
+ * (rd.luks.uuid=, rd.luks.name=, rd.luks.options=UUID=, rd.luks.key=UUID=) or an entry of the
+ * image's crypttab. */
+struct plan_volume {
+	char device[CRYPTTAB_FIELD]; /* its device spec: UUID=HEADER for the command line's */
+	char uuid[UUID_STR_LEN];     /* the header's UUID when device is UUID=, else "" */
+	const char *name;            /* /dev/mapper/NAME; NULL: the role's, or luks-UUID when listed */
+	const char *options;         /* crypttab's words, the command line's in place of the entry's */
+	const char *key;             /* PATH[:DEVICE], NULL for none */
+	bool listed;                 /* opened at boot even when nothing of the plan mounts it */
+	const struct crypttab_entry *entry; /* the image's crypttab's, NULL for the command line's */
+};
+
+#define PLAN_MAX_VOLUMES (LUKS_MAX_VOLUMES + CRYPTTAB_MAX_ENTRIES)
 
 struct planner {
 	const struct options *opts;
@@ -67,6 +83,8 @@ struct planner {
 	/* what discovery mounted (or swapped on) in each role but root and /usr */
 	const struct part *discovered[DPS_ROLE_MAX];
 	char policy_why[PLAN_TEXT];    /* plan_policy_skip_reason()'s answer */
+	struct plan_volume volumes[PLAN_MAX_VOLUMES];
+	size_t n_volumes;
 };
 
 /* A partition unlocked for a mount: the device the mount then takes. */
@@ -208,11 +226,24 @@ int plan_verity_mount_source(struct planner *p, const struct verity_pick *v, con
 			     struct mount_flags *flags, const char **spec, const struct part **part);
 void plan_note_verity(struct planner *p);
 
+/* plan_volumes.c: the LUKS volumes of the command line and the image's crypttab, merged as
+ * systemd's cryptsetup generator merges them, their options checked once. 0 or the plan's
+ * -errno (a malformed option, an entry that asks what earlymount refuses). */
+int plan_luks_volumes(struct planner *p);
+/* The volume whose device is part, or NULL. */
+const struct plan_volume *plan_volume_of(const struct planner *p, const struct part *part);
+/* The name v is opened under when listed: its own, else luks-UUID. */
+void plan_volume_name(const struct plan_volume *v, char *out, size_t size);
+/* How messages name where v comes from: "rd.luks.uuid=UUID", "the image's crypttab: NAME
+ * (line 3)". Returns out. */
+const char *plan_volume_origin(const struct plan_volume *v, char *out, size_t size);
+/* The device spec root= or mount.usr= means when it names /dev/mapper/NAME of a volume:
+ * that volume's device into spec. */
+bool plan_luks_names_device(const struct planner *p, const char *device, char *spec,
+			    size_t size);
+
 /* plan_luks.c: LUKS devices unlocked before they are mounted. */
 bool plan_part_is_luks(const struct part *part);
-int plan_luks_check_options(struct planner *p);
-bool plan_luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
-			    size_t size);
 /* Root or /usr: unlocks part (named by spec, or discovered when spec is NULL) when it is
  * LUKS, as /dev/mapper/NAME (rd.luks.name='s, else name); out->unlocked then says the mount
  * takes out->mapper. */

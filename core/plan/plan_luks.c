@@ -1,10 +1,11 @@
 /* LUKS: a partition the plan mounts (root, /usr, /var, …, swap) whose content is crypto_LUKS
  * is unlocked first, as /dev/mapper/NAME, and its mount takes that device instead. The names
- * are systemd's: the role's ("root", "usr", "var", "home", "srv", "tmp", "swap"), or
- * rd.luks.name='s for the header's UUID. The key comes from rd.luks.key= (in the initramfs, or
- * on a device) or from a passphrase asked for at boot; the plan only says which, and what
- * the prompt will name. A volume listed by rd.luks.uuid= or rd.luks.name= is unlocked even
- * when nothing of the plan mounts it, as systemd's generator does. */
+ * are systemd's: the role's ("root", "usr", "var", "home", "srv", "tmp", "swap"), or the
+ * volume's own (plan_volumes.c: rd.luks.name=, the image's crypttab). The key comes from the
+ * volume (rd.luks.key=, crypttab's key field: in the initramfs, or on a device) or from a
+ * passphrase asked for at boot; the plan only says which, and what the prompt will name. A
+ * listed volume (rd.luks.uuid=, rd.luks.name=, an entry of crypttab) is unlocked even when
+ * nothing of the plan mounts it, as systemd's generator does. */
 #include <errno.h>
 #include <linux/dm-ioctl.h>
 #include <stdio.h>
@@ -14,89 +15,22 @@
 #include "plan_internal.h"
 #include "util.h"
 
-
 bool plan_part_is_luks(const struct part *part)
 {
 	return part && streq(part->fstype, "crypto_LUKS");
 }
 
-/* The command line's entry for part's LUKS header, or NULL. */
-static const struct luks_volume *volume_of(const struct planner *p, const struct part *part)
+/* The options of part's volume (v's, else the command line's for every volume) with bit 60's
+ * readonly added, in canonical words. plan_luks_volumes() checked them. */
+static void effective_options(struct planner *p, const struct plan_volume *v, bool read_only,
+			      struct luks_options *o, char *out, size_t size)
 {
-	const struct luks_cmdline *l = &p->opts->luks;
-
-	for (size_t i = 0; part && part->fsuuid[0] && i < l->n_volumes; i++)
-		if (uuid_str_equal(l->volumes[i].uuid, part->fsuuid))
-			return &l->volumes[i];
-	return NULL;
-}
-
-static void volume_name(const struct luks_volume *v, char *out, size_t size)
-{
-	if (v->name)
-		snprintf(out, size, "%s", v->name);
-	else
-		snprintf(out, size, "luks-%s", v->uuid);
-}
-
-/* Every option string of the command line, checked once, so that a malformed value stops
- * the plan before anything is asked for. */
-int plan_luks_check_options(struct planner *p)
-{
-	const struct luks_cmdline *l = &p->opts->luks;
-	struct luks_options o;
+	const char *text = v ? v->options : p->opts->luks.options;
 	char why[PLAN_TEXT];
-	int r = 0;
 
-	for (size_t i = 0; i <= l->n_volumes && r == 0; i++) {
-		const char *text = i < l->n_volumes ? l->volumes[i].options : l->options;
-
-		if (!text)
-			continue;
-		r = luks_options_parse(text, &o, why, sizeof(why));
-		if (r < 0)
-			r = plan_fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
-		else if (o.unknown[0])
-			plan_note(p, "rd.luks.options=: left out what earlymount does not know: %s", o.unknown);
-	}
-	return r;
-}
-
-/* The name root= or mount.usr= gives as /dev/mapper/NAME when it is a listed volume's: the
- * volume's header UUID as a device spec in uuid_spec. */
-bool plan_luks_names_device(const struct planner *p, const char *device, char *uuid_spec,
-			    size_t size)
-{
-	const struct luks_cmdline *l = &p->opts->luks;
-	const char *name = device ? startswith(device, DM_MAPPER_DIR "/") : NULL;
-	char wanted[DM_NAME_LEN];
-
-	for (size_t i = 0; name && l->enabled && i < l->n_volumes; i++) {
-		volume_name(&l->volumes[i], wanted, sizeof(wanted));
-		if (streq(name, wanted)) {
-			snprintf(uuid_spec, size, "UUID=%s", l->volumes[i].uuid);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The options of part's volume with bit 60's readonly added, in canonical words. */
-static int effective_options(struct planner *p, const struct luks_volume *v, bool read_only,
-			     struct luks_options *o, char *out, size_t size)
-{
-	const char *text = v && v->options ? v->options : p->opts->luks.options;
-	char why[PLAN_TEXT];
-	int r = luks_options_parse(text, o, why, sizeof(why));
-
-	if (r < 0) {
-		r = plan_fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
-		goto out;
-	}
+	luks_options_parse(text, o, why, sizeof(why));
 	o->readonly = o->readonly || read_only;
 	luks_options_format(o, out, size);
-out:
-	return r;
 }
 
 static void describe_volume(struct plan_step *step, const char *role, const struct part *part,
@@ -116,15 +50,22 @@ static void describe_volume(struct plan_step *step, const char *role, const stru
 	plan_text_mark_cut(&t);
 }
 
-static int set_key(struct planner *p, struct plan_step *step, const struct luks_volume *v)
+static int set_key(struct planner *p, struct plan_step *step, const struct plan_volume *v)
 {
-	const char *spec = v && v->key ? v->key : p->opts->luks.key;
+	const char *spec = v ? v->key : p->opts->luks.key;
+	char origin[PLAN_TEXT];
 	int r = 0;
 
-	if (spec && luks_key_parse(spec, step->key_file, sizeof(step->key_file), step->key_device,
-				   sizeof(step->key_device)) < 0)
+	if (!spec || luks_key_parse(spec, step->key_file, sizeof(step->key_file), step->key_device,
+				    sizeof(step->key_device)) == 0)
+		goto out;
+	if (v && v->entry)
+		r = plan_fail(p, -EINVAL, "%s: the key %s is not a key file path (PATH[:DEVICE]) that "
+			      "fits the plan", plan_volume_origin(v, origin, sizeof(origin)), spec);
+	else
 		r = plan_fail(p, -EINVAL, "rd.luks.key=%s: not a key file path (PATH[:DEVICE]) that fits "
 			      "the plan", spec);
+out:
 	return r;
 }
 
@@ -147,12 +88,58 @@ static void note_key_order(struct planner *p, const struct plan_step *step,
 	plan_note(p, "%s: %s: keys tried in order: %s", role, step->prompt, keys);
 }
 
-/* Unlocks part as /dev/mapper/NAME (rd.luks.name='s, else default_name) into mapper. */
-static int add_unlock(struct planner *p, const struct part *part, const struct disk *disk,
-		      const char *spec, const char *role, const char *default_name, bool read_only,
-		      char *mapper, size_t mapper_size, bool *optional)
+/* What an unlock is for. */
+struct unlock_want {
+	const struct part *part;
+	const struct disk *disk;
+	const char *spec;               /* the device as the command line or fstab names it; NULL
+					 * when discovery found it */
+	const char *role;               /* what messages and the prompt call it: "root", a name */
+	const char *name;               /* the /dev/mapper name unless a volume names it */
+	bool read_only;
+	const struct plan_volume *listed; /* the listed volume opened for itself, or NULL */
+};
+
+static void unlock_reason(struct plan_step *step, const struct unlock_want *w,
+			  const struct plan_volume *v)
 {
-	const struct luks_volume *v = volume_of(p, part);
+	char origin[PLAN_TEXT];
+
+	if (v && v->entry && !w->listed)
+		plan_step_reason(step, "%s: %s is encrypted (LUKS %s), named by %s", w->role,
+				 w->spec ? w->spec : "the discovered partition", w->part->fsuuid,
+				 plan_volume_origin(v, origin, sizeof(origin)));
+	else if (w->listed)
+		plan_step_reason(step, "%s lists it (LUKS %s)",
+				 plan_volume_origin(w->listed, origin, sizeof(origin)), w->part->fsuuid);
+	else if (w->spec)
+		plan_step_reason(step, "%s: %s is encrypted (LUKS %s)", w->role, w->spec,
+				 w->part->fsuuid);
+	else
+		plan_step_reason(step, "%s: discovered partition %u of %s is encrypted (LUKS %s)",
+				 w->role, w->part->number, w->disk->path, w->part->fsuuid);
+}
+
+/* Notes what part's header holds that the unlock does not use. */
+static void note_header(struct planner *p, const struct unlock_want *w)
+{
+	char where[PATH_MAX];
+
+	if (w->part->luks_tokens[0])
+		plan_note(p, "%s: the LUKS header of %s has tokens earlymount does not use (%s): "
+			  "a passphrase, key file or TPM2 token opens it", w->role,
+			  plan_part_name(w->disk, w->part, where, sizeof(where)), w->part->luks_tokens);
+	if (w->part->luks_tpm2_error[0])
+		plan_note(p, "%s: a TPM2 token of %s cannot be used: %s", w->role,
+			  plan_part_name(w->disk, w->part, where, sizeof(where)), w->part->luks_tpm2_error);
+}
+
+/* Unlocks w->part as /dev/mapper/NAME (its volume's name, else w->name) into mapper. */
+static int add_unlock(struct planner *p, const struct unlock_want *w, char *mapper,
+		      size_t mapper_size, bool *optional)
+{
+	const struct part *part = w->part;
+	const struct plan_volume *v = w->listed ? w->listed : plan_volume_of(p, part);
 	struct luks_options o;
 	char source[PLAN_PATH];
 	char name[DM_NAME_LEN], where[PATH_MAX];
@@ -160,26 +147,20 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	const struct part *there;
 	int r = 0;
 
-	if (v && v->name)
-		volume_name(v, name, sizeof(name));
+	if (v && (v->name || w->listed))
+		plan_volume_name(v, name, sizeof(name));
 	else
-		snprintf(name, sizeof(name), "%s", default_name);
+		snprintf(name, sizeof(name), "%s", w->name);
 	snprintf(mapper, mapper_size, DM_MAPPER_DIR "/%s", name);
 	if (part->luks_error[0]) {
 		r = plan_fail(p, -EINVAL, "%s: %s is LUKS, but its header cannot be opened with a "
-			      "passphrase or key file: %s", role,
-			      plan_part_name(disk, part, where, sizeof(where)), part->luks_error);
+			      "passphrase or key file: %s", w->role,
+			      plan_part_name(w->disk, part, where, sizeof(where)), part->luks_error);
 		goto out;
 	}
-	if (part->luks_tokens[0])
-		plan_note(p, "%s: the LUKS header of %s has tokens earlymount does not use (%s): "
-			  "a passphrase, key file or TPM2 token opens it", role,
-			  plan_part_name(disk, part, where, sizeof(where)), part->luks_tokens);
-	if (part->luks_tpm2_error[0])
-		plan_note(p, "%s: a TPM2 token of %s cannot be used: %s", role,
-			  plan_part_name(disk, part, where, sizeof(where)), part->luks_tpm2_error);
-	if (spec)
-		r = plan_copy_field(p, source, sizeof(source), spec, "device");
+	note_header(p, w);
+	if (w->spec)
+		r = plan_copy_field(p, source, sizeof(source), w->spec, "device");
 	else
 		r = plan_discovered_source(p, part, source, sizeof(source));
 	/* this volume open under this name already: the plan made again at boot once the root's
@@ -190,23 +171,18 @@ static int add_unlock(struct planner *p, const struct part *part, const struct d
 	if (r == 0)
 		r = plan_add_step(p, OP_UNLOCK, source, mapper, "", part, &step);
 	if (r == 0)
-		r = effective_options(p, v, read_only, &o, step->options, sizeof(step->options));
-	if (r == 0)
 		r = set_key(p, step, v);
 	if (r < 0)
 		goto out;
-	describe_volume(step, role, part, disk);
-	note_key_order(p, step, &o, part, role);
-	step->discovered = !spec;
-	step->identity = !spec && (streq(role, dps_role_name(DPS_ROOT)) ||
-				   streq(role, dps_role_name(DPS_VAR)));
+	effective_options(p, v, w->read_only, &o, step->options, sizeof(step->options));
+	describe_volume(step, w->role, part, w->disk);
+	note_key_order(p, step, &o, part, w->role);
+	step->discovered = !w->spec;
+	step->identity = !w->spec && (streq(w->role, dps_role_name(DPS_ROOT)) ||
+				      streq(w->role, dps_role_name(DPS_VAR)));
 	step->optional = *optional || o.nofail;
 	*optional = step->optional;
-	if (spec)
-		plan_step_reason(step, "%s: %s is encrypted (LUKS %s)", role, spec, part->fsuuid);
-	else
-		plan_step_reason(step, "%s: discovered partition %u of %s is encrypted (LUKS %s)", role,
-				 part->number, disk->path, part->fsuuid);
+	unlock_reason(step, w, v);
 out:
 	return r;
 }
@@ -234,8 +210,8 @@ int plan_luks_mount_source(struct planner *p, const struct part *part, const str
 		r = refuse_locked(p, part, disk, role);
 		goto out;
 	}
-	r = add_unlock(p, part, disk, spec, role, name, read_only, out->mapper,
-		       sizeof(out->mapper), &optional);
+	r = add_unlock(p, &(struct unlock_want){ part, disk, spec, role, name, read_only, NULL },
+		       out->mapper, sizeof(out->mapper), &optional);
 	out->unlocked = r == 0;
 out:
 	return r;
@@ -255,8 +231,9 @@ int plan_luks_role_source(struct planner *p, const struct part *part, enum dps_r
 		goto out;
 	}
 	/* systemd's gpt-auto names are the roles' */
-	r = add_unlock(p, part, p->disk, NULL, dps_role_name(role), dps_role_name(role),
-		       read_only, out->mapper, sizeof(out->mapper), optional);
+	r = add_unlock(p, &(struct unlock_want){ part, p->disk, NULL, dps_role_name(role),
+						 dps_role_name(role), read_only, NULL },
+		       out->mapper, sizeof(out->mapper), optional);
 	out->unlocked = r == 0;
 out:
 	return r;
@@ -272,55 +249,58 @@ static bool already_unlocked(const struct planner *p, const struct part *part)
 	return false;
 }
 
-/* rd.luks.uuid= and rd.luks.name= volumes that no mount of the plan unlocked. */
+/* The volume listed by v, unless a mount of the plan unlocked it or it is open already. */
+static int add_listed(struct planner *p, const struct plan_volume *v)
+{
+	char name[DM_NAME_LEN], origin[PLAN_TEXT];
+	char mapper[PLAN_PATH], where[PLAN_PATH], matches[PLAN_ERROR];
+	const struct part *part = NULL, *open;
+	const struct disk *disk = NULL;
+	bool optional = false;
+	int r = disk_set_find(p->disks, v->device, &part, &disk);
+
+	plan_volume_origin(v, origin, sizeof(origin));
+	if (r == -ENOTUNIQ) {
+		r = plan_fail(p, -ENOTUNIQ, "%s: several partitions match %s (%s; a cloned disk?): "
+			      "refusing to pick one", origin, v->device,
+			      plan_name_matches(p, v->device, matches, sizeof(matches)));
+		goto out;
+	}
+	if (r < 0) {
+		plan_note(p, "%s: no such LUKS device: not unlocked", origin);
+		r = 0;
+		goto out;
+	}
+	if (!plan_part_is_luks(part)) {
+		plan_note(p, "%s: %s (%s) holds %s, not LUKS: not unlocked", origin,
+			  plan_part_name(disk, part, where, sizeof(where)), v->device,
+			  part->fstype[0] ? part->fstype : "nothing recognised");
+		goto out;
+	}
+	if (already_unlocked(p, part))
+		goto out;
+	/* at boot, a listed volume is unlocked as soon as it appears (LVM on LUKS: the root
+	 * inside it cannot be found before) */
+	open = disk_set_find_unlocked(p->disks, part->fsuuid);
+	if (open) {
+		plan_note(p, "%s: unlocked already, as %s/%s", origin, DM_MAPPER_DIR, open->dm_name);
+		goto out;
+	}
+	plan_volume_name(v, name, sizeof(name));
+	r = add_unlock(p, &(struct unlock_want){ part, disk, v->device, name, name, false, v },
+		       mapper, sizeof(mapper), &optional);
+out:
+	return r;
+}
+
+/* The listed volumes (rd.luks.uuid=, rd.luks.name=, the image's crypttab) that no mount of
+ * the plan unlocked. */
 int plan_add_listed_volumes(struct planner *p)
 {
-	const struct luks_cmdline *l = &p->opts->luks;
-	char spec[sizeof("UUID=") + UUID_STR_LEN];
-	char name[DM_NAME_LEN];
-	char mapper[PLAN_PATH], where[PLAN_PATH], matches[PLAN_ERROR];
 	int r = 0;
 
-	for (size_t i = 0; l->enabled && i < l->n_volumes && r == 0; i++) {
-		const struct luks_volume *v = &l->volumes[i];
-		const struct part *part = NULL, *open;
-		const struct disk *disk = NULL;
-		bool optional = false;
-
-		if (!v->listed)
-			continue;
-		snprintf(spec, sizeof(spec), "UUID=%s", v->uuid);
-		r = disk_set_find(p->disks, spec, &part, &disk);
-		if (r == 0 && !plan_part_is_luks(part)) {
-			plan_note(p, "rd.luks.uuid=%s: %s has this UUID but holds %s, not LUKS: not "
-				  "unlocked", v->uuid, plan_part_name(disk, part, where, sizeof(where)),
-				  part->fstype[0] ? part->fstype : "nothing recognised");
-			continue;
-		}
-		if (r == -ENOTUNIQ) {
-			r = plan_fail(p, -ENOTUNIQ, "rd.luks.uuid=%s: several partitions carry this LUKS "
-				      "UUID (%s; a cloned disk?): refusing to pick one", v->uuid,
-				      plan_name_matches(p, spec, matches, sizeof(matches)));
-			continue;
-		}
-		if (r < 0) {
-			plan_note(p, "rd.luks.uuid=%s: no such LUKS device: not unlocked", v->uuid);
-			r = 0;
-			continue;
-		}
-		if (already_unlocked(p, part))
-			continue;
-		/* at boot, a listed volume is unlocked as soon as it appears (LVM on LUKS: the
-		 * root inside it cannot be found before) */
-		open = disk_set_find_unlocked(p->disks, v->uuid);
-		if (open) {
-			plan_note(p, "rd.luks.uuid=%s: unlocked already, as %s/%s", v->uuid, DM_MAPPER_DIR,
-				  open->dm_name);
-			continue;
-		}
-		volume_name(v, name, sizeof(name));
-		r = add_unlock(p, part, disk, spec, name, name, false, mapper, sizeof(mapper),
-			       &optional);
-	}
+	for (size_t i = 0; i < p->n_volumes && r == 0; i++)
+		if (p->volumes[i].listed)
+			r = add_listed(p, &p->volumes[i]);
 	return r;
 }

@@ -48,10 +48,40 @@ static unsigned list_members(const struct planner *p, const struct part *part, m
 
 /* Which volume group an LVM physical volume holds is in its metadata, which only lvm reads:
  * every one is a candidate, and on the host every LUKS volume too (LVM on LUKS). */
+/* A physical volume, or on the host a LUKS volume the boot opens as it appears (listed by the
+ * command line or the image's crypttab), whose insides may be one. */
 static bool lvm_member(const struct planner *p, const struct part *lv, const struct part *m)
 {
-	return streq(m->fstype, "LVM2_member") ||
-	       (lv->predicted && p->opts->luks.enabled && plan_part_is_luks(m));
+	const struct plan_volume *v = lv->predicted && plan_part_is_luks(m) ? plan_volume_of(p, m)
+									    : NULL;
+
+	return streq(m->fstype, "LVM2_member") || (v && v->listed);
+}
+
+/* On the host, a logical volume the command line names whose volume group can only lie inside
+ * LUKS volumes the boot would not open: nothing lists them. */
+static int refuse_unlisted(struct planner *p, const struct part *lv, const char *what)
+{
+	const struct part *luks = NULL;
+	const struct disk *disk = NULL;
+	char where[PLAN_PATH];
+
+	for (size_t d = 0; d < p->disks->n && !luks; d++)
+		for (size_t i = 0; i < p->disks->disks[d].n_parts && !luks; i++)
+			if (plan_part_is_luks(&p->disks->disks[d].parts[i])) {
+				disk = &p->disks->disks[d];
+				luks = &disk->parts[i];
+			}
+	if (!luks)
+		return plan_fail(p, -ENOENT, "%s: %s/%s is no device on the disks given, and no "
+				 "physical volume is there to make it", what, DM_MAPPER_DIR, lv->dm_name);
+	return plan_fail(p, -EPERM, "%s: %s/%s can only lie inside the encrypted volume on %s (no "
+			 "physical volume is on the disks given), which %s: the boot would never "
+			 "unlock it; name it in the image's crypttab (earlymount initramfs --crypttab), "
+			 "or add rd.luks.uuid=%s", what, DM_MAPPER_DIR, lv->dm_name,
+			 plan_part_name(disk, luks, where, sizeof(where)),
+			 p->opts->luks.enabled ? "neither the command line nor the image's crypttab lists"
+					       : "rd.luks=no leaves locked", luks->fsuuid);
 }
 
 static bool md_member(const struct planner *p, const struct part *array, const struct part *m)
@@ -106,16 +136,19 @@ static int add_activate(struct planner *p, const struct part *lv, const char *wh
 		goto out;
 	n = list_members(p, lv, lvm_member, members);
 	snprintf(target, sizeof(target), DM_MAPPER_DIR "/%s", lv->dm_name);
+	if (n == 0 && lv->predicted) {
+		r = refuse_unlisted(p, lv, what);
+		goto out;
+	}
 	/* on the host, LVM on LUKS: the volumes the command line lists are unlocked first */
 	r = lv->predicted ? plan_add_listed_volumes(p) : 0;
 	if (r == 0)
 		r = add(p, OP_ACTIVATE, n ? members : "", target, "", lv, &step);
 	if (r == 0 && step && lv->predicted)
 		plan_step_reason(step, "%s: logical volume %s of volume group %s, which lvm activates "
-				 "at boot as its physical volumes appear; %s%s", what, name, vg,
-				 n ? "which of those on the disks hold it lvm reads then" :
-				     "no physical volume is on the disks given",
-				 n && p->opts->lvm.vgs ? " (rd.lvm.vg= lists the volume groups)" : "");
+				 "at boot as its physical volumes appear; which of those on the disks "
+				 "hold it lvm reads then%s", what, name, vg,
+				 p->opts->lvm.vgs ? " (rd.lvm.vg= lists the volume groups)" : "");
 	else if (r == 0 && step)
 		plan_step_reason(step, "%s: logical volume %s of volume group %s, activated by lvm as "
 				 "its physical volumes appeared", what, name, vg);

@@ -113,6 +113,30 @@ static int unsupported(const struct hostonly_mount *m, const struct hostonly_dev
 	return -EOPNOTSUPP;
 }
 
+/* A dm-crypt device: its name, and its header's UUID from cryptsetup's dm UUID
+ * ("CRYPT-LUKS2-<32 hex digits>-NAME"), kept once. */
+static void add_crypt(const struct hostonly_mount *m, const struct hostonly_device *d,
+		      struct hostonly_choice *c)
+{
+	const char *luks = startswith(d->dm_uuid, "CRYPT-LUKS");
+	struct hostonly_crypt *k;
+	const char *hex;
+
+	for (size_t i = 0; i < c->n_crypt; i++)
+		if (streq(c->crypt[i].name, d->dm_name))
+			return;
+	if (c->n_crypt == HOSTONLY_MAX_CRYPT || strlen(d->dm_name) >= sizeof(k->name))
+		return;
+	k = &c->crypt[c->n_crypt++];
+	memset(k, 0, sizeof(*k));
+	COPY_STR(k->name, d->dm_name);
+	COPY_STR(k->where, m->where);
+	hex = luks ? strchr(luks, '-') : NULL;
+	if (hex && strspn(hex + 1, "0123456789abcdefABCDEF") == 32)
+		snprintf(k->uuid, sizeof(k->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", hex + 1, hex + 9,
+			 hex + 13, hex + 17, hex + 21);
+}
+
 static int add_dm(const struct hostonly_mount *m, const struct hostonly_device *d,
 		  struct hostonly_choice *c)
 {
@@ -136,6 +160,8 @@ static int add_dm(const struct hostonly_mount *m, const struct hostonly_device *
 			goto out;
 		}
 	r = add_name(c, kind->module);
+	if (kind->need == NEED_LUKS)
+		add_crypt(m, d, c);
 	c->luks = c->luks || kind->need == NEED_LUKS;
 	c->verity = c->verity || kind->need == NEED_VERITY;
 	c->lvm = c->lvm || kind->need == NEED_LVM;

@@ -34,6 +34,15 @@ struct hostonly_mount {
 	size_t n_devices;
 };
 
+#define HOSTONLY_MAX_CRYPT 8
+
+/* A dm-crypt volume in a chain, as the running system opened it. */
+struct hostonly_crypt {
+	char name[128];  /* its dm name: what crypttab calls it */
+	char uuid[37];   /* its LUKS header's UUID, "" for plain dm-crypt */
+	char where[HOSTONLY_NAME_MAX]; /* the first mount point found on it ("/", "/usr") */
+};
+
 /* What the image needs. */
 struct hostonly_choice {
 	/* module names, "fs-TYPE" and modaliases, each to be looked up by libkmod */
@@ -43,6 +52,9 @@ struct hostonly_choice {
 	bool verity; /* a dm-verity device is in a chain */
 	bool lvm;    /* an LVM2 logical volume is in a chain: the image needs lvm */
 	bool md;     /* an md array is in a chain: the image needs mdadm */
+	/* the dm-crypt volumes in the chains, each once: the crypttab entries the boot needs */
+	struct hostonly_crypt crypt[HOSTONLY_MAX_CRYPT];
+	size_t n_crypt;
 	/* what earlymount cannot assemble, in words ("/ is on md RAID, raid1 (md0)"); "" when
 	 * every device in the chains is one it can */
 	char unsupported[2 * HOSTONLY_NAME_MAX];

@@ -13,6 +13,7 @@
 #include "compress.h"
 #include "cpio.h"
 #include "dps.h"
+#include "hostonly.h"
 #include "name_list.h"
 #include "path.h"
 
@@ -55,6 +56,8 @@ struct builder {
 	const char *fstab;       /* --fstab: its x-initrd.mount entries (default /etc/fstab) */
 	bool print_modules;      /* --print-modules: name the modules chosen, build nothing */
 	bool print_needs;        /* --print-needs: name what the host's stacks need, build nothing */
+	const char *crypttab;    /* --crypttab, or NULL: with --host-only, the host's */
+	bool print_crypttab;     /* --print-crypttab: the crypttab the image gets, build nothing */
 
 	char kver[NAME_MAX + 1];
 	struct kmod_ctx *kmod;
@@ -80,6 +83,13 @@ struct builder {
 	 * whose checkers) the image gets */
 	struct name_list host_fstypes;
 	uint64_t fsck_bytes;
+	/* --host-only: the dm-crypt volumes under the mounts the walk read */
+	struct hostonly_crypt host_crypt[HOSTONLY_MAX_CRYPT];
+	size_t n_host_crypt;
+	char *crypttab_text;            /* the image's /etc/crypttab, NULL for none */
+	size_t crypttab_len;
+	struct name_list crypttab_names; /* the volumes it opens */
+	struct name_list crypttab_keys;  /* the key files it brings: the image is then 0600 */
 	size_t n_files; /* files and symlinks put in the archive by initramfs_add_tree */
 	size_t n_added; /* of those, from --add */
 	bool indexes_copied;
@@ -116,6 +126,18 @@ int initramfs_choose_host_modules(struct builder *b);
  * -EOPNOTSUPP (reported) when they are on a stack earlymount cannot assemble; -errno. */
 int initramfs_print_host_needs(struct builder *b);
 bool initramfs_is_default_module(const char *name);
+
+/* initramfs_crypttab.c: --crypttab and --host-only: the entries the boot needs, their key
+ * files. After the host's walk. 0 or -errno (reported: -EINVAL for a crypttab that cannot
+ * be read, -EOPNOTSUPP for an entry the boot would refuse, -ENOENT for a missing key file). */
+int initramfs_choose_crypttab(struct builder *b);
+/* /etc/crypttab and the key files into the archive. */
+int initramfs_add_crypttab(struct builder *b);
+/* --print-crypttab: the crypttab the image would get on stdout. 0 or as above. */
+int initramfs_print_crypttab(struct builder *b);
+/* initramfs_hostonly.c: the walk alone, for what it finds on dm-crypt (host_crypt). 0 or
+ * -errno (reported). */
+int initramfs_walk_host_crypt(struct builder *b);
 
 /* initramfs_stage.c */
 int initramfs_stage_modules(struct builder *b, char *stage_dir, size_t size);

@@ -367,6 +367,12 @@ int hostonly_read_mount(const char *sysfs, const char *mountinfo, struct hostonl
 	return r < 0 ? r : read_mount(&w, mountinfo, m);
 }
 
+/* --print-needs and --print-crypttab: stdout is the answer, the walk says nothing. */
+static bool walk_quiet(const struct builder *b)
+{
+	return b->print_needs || b->print_crypttab;
+}
+
 /* An x-initrd.mount entry not mounted now: the devices under it cannot be walked, but the boot
  * mounts it, so its filesystem's module (and checker) is the image's. "" and "auto" name no
  * type: the boot probes one, and only another mount's module can serve it. */
@@ -379,7 +385,7 @@ static int choose_unmounted(struct builder *b, const struct fstab_entry *e, stru
 	r = hostonly_choose_fstype(e->type, choice);
 	if (r == 0)
 		r = name_list_add_once(&b->host_fstypes, e->type);
-	if (r == 0 && !b->print_needs)
+	if (r == 0 && !walk_quiet(b))
 		fprintf(b->print_modules ? stderr : stdout,
 			"host-only: %s: not mounted now: %s's module is in the image, the drivers of %s only if another mount needs them\n",
 			e->where, e->type, e->what);
@@ -416,12 +422,12 @@ static int choose_mount(struct builder *b, struct walk *w, const char *where,
 		log_err("--host-only: %s, which earlymount cannot assemble at boot: an image made for "
 			"this host would not boot it; keep the distribution's initramfs here (the "
 			"generators: EARLYMOUNT=no)", choice->unsupported);
-	else if (r == -ENOTBLK && !b->print_needs)
+	else if (r == -ENOTBLK && !walk_quiet(b))
 		log_err("--host-only: %s is %s from %s, not on a block device of %s: there is no disk whose drivers to pick; build the default set (without --host-only: it has 9p, virtiofs and overlay), or name the modules with --module",
 			where, m->fstype, m->source, w->sysfs);
 	else if (r == -ENOBUFS)
 		log_err("--host-only: the devices behind %s need more modules than earlymount keeps", where);
-	else if (r == 0 && !b->print_needs)
+	else if (r == 0 && !walk_quiet(b))
 		/* --print-modules: stdout is the list */
 		log_mount(m, b->print_modules ? stderr : stdout);
 out:
@@ -488,15 +494,43 @@ out:
 	return r;
 }
 
-int initramfs_print_host_needs(struct builder *b)
+/* What the walk found on dm-crypt, for the crypttab the image gets. */
+static void keep_crypt(struct builder *b, const struct hostonly_choice *choice)
 {
-	struct hostonly_choice *choice = calloc(1, sizeof(*choice));
-	char sysfs[PATH_MAX];
-	int r = choice ? walk_host(b, choice, sysfs) : -ENOMEM;
+	b->n_host_crypt = choice->n_crypt;
+	memcpy(b->host_crypt, choice->crypt, choice->n_crypt * sizeof(choice->crypt[0]));
+}
 
-	/* not on a block device (a share, tmpfs): nothing to assemble */
+/* The walk alone, into choice, which the caller frees; the dm-crypt volumes found kept in b. A
+ * host not on a block device (a share, tmpfs) has nothing to assemble: 0. */
+static int walk_alone(struct builder *b, struct hostonly_choice **choice)
+{
+	char sysfs[PATH_MAX];
+	int r;
+
+	*choice = calloc(1, sizeof(**choice));
+	r = *choice ? walk_host(b, *choice, sysfs) : -ENOMEM;
 	if (r == -ENOTBLK)
 		r = 0;
+	if (r == 0)
+		keep_crypt(b, *choice);
+	return r;
+}
+
+int initramfs_walk_host_crypt(struct builder *b)
+{
+	struct hostonly_choice *choice;
+	int r = walk_alone(b, &choice);
+
+	free(choice);
+	return r;
+}
+
+int initramfs_print_host_needs(struct builder *b)
+{
+	struct hostonly_choice *choice;
+	int r = walk_alone(b, &choice);
+
 	if (r == 0 && choice->luks)
 		printf("luks\n");
 	if (r == 0 && choice->lvm)
@@ -531,6 +565,8 @@ int initramfs_choose_host_modules(struct builder *b)
 			"assemble it");
 		r = -EINVAL;
 	}
+	if (r == 0)
+		keep_crypt(b, choice);
 	if (r == 0 && path_join(efi, sizeof(efi), sysfs, "firmware/efi") == 0 && access(efi, F_OK) == 0)
 		r = hostonly_choose_efi(choice);
 	if (r == 0)

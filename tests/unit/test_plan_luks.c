@@ -212,7 +212,7 @@ static void test_listed_volumes(void **state)
 	want_ok(f, r, 2);
 	s = want_step(f, 1, OP_UNLOCK, "UUID=" LUKS_DATA, "/dev/mapper/luks-" LUKS_DATA, "");
 	assert_string_equal(s->prompt, "luks-" LUKS_DATA " (partition 2 'data' of /dev/vda)");
-	want_note(f, "rd.luks.uuid=" LUKS_VAR ": partition 3 of /dev/vda has this UUID but holds ext4");
+	want_note(f, "rd.luks.uuid=" LUKS_VAR ": partition 3 of /dev/vda (UUID=" LUKS_VAR ") holds ext4");
 	want_note(f, "rd.luks.uuid=" LUKS_ROOT ": no such LUKS device");
 	fx_free(f);
 	(void)state;

@@ -175,6 +175,16 @@ install() {
         [[ -n $keymap ]] && earlymount_install_keymap "$initdir" "$keymap" &&
             dinfo "earlymount: with the keymap $keymap for the passphrase prompt"
     fi
+    # dracut's crypt module put the host's crypttab (in host-only mode, the entries the
+    # image needs) in the image: the boot opens its volumes under their names
+    if [[ -s ${initdir}/etc/crypttab ]]; then
+        if ! earlymount_crypttab_for_image "$(earlymount_host_command "$bin")" \
+            "${initdir}/etc/crypttab" "${initdir}/etc/crypttab"; then
+            dfatal "earlymount: the image's /etc/crypttab has an entry earlymount would not open as written (above): no image is written"
+            return 1
+        fi
+        dinfo "earlymount: /etc/crypttab in the image: its volumes are opened at boot"
+    fi
     for stack in lvm md; do
         r=0
         earlymount_stack $stack || r=$?
