@@ -117,6 +117,8 @@ build_initramfs() { # ARCH [VARIANT]
 	crypttab-lvm) set -- "$1" --no-fsck --lvm --crypttab "$(crypttab_file crypttab-lvm)" ;;
 	# a crypttab whose root entry names a key file, which goes into the image
 	crypttab-key) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-key)" ;;
+	# an encrypted swap to resume from, by the name crypttab gives it
+	crypttab-swap) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-swap)" ;;
 	# and the German keymap (kbd's loadkeys, console-data's de-latin1), the default one
 	luks-de) set -- "$1" --no-fsck --luks --keymap de-latin1 ;;
 	# and a credential where systemd-stub puts the ESP's (/.extra/global_credentials), as if
@@ -131,7 +133,7 @@ build_initramfs() { # ARCH [VARIANT]
 		luks-fsck) set -- "$@" --luks ;;
 		lvm-fsck) set -- "$@" --lvm ;;
 		esac ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md, crypttab-lvm, crypttab-key)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md, crypttab-lvm, crypttab-key, crypttab-swap)"; return 1 ;;
 	esac
 	mkdir -p "$(dirname "$lib_img")"
 	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1

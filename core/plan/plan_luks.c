@@ -120,6 +120,14 @@ static void unlock_reason(struct plan_step *step, const struct unlock_want *w,
 				 w->role, w->part->number, w->disk->path, w->part->fsuuid);
 }
 
+static struct plan_step *unlocked_by_step(struct planner *p, const struct part *part)
+{
+	for (size_t i = 0; i < p->plan->n_steps; i++)
+		if (p->plan->steps[i].op == OP_UNLOCK && p->plan->steps[i].part == part)
+			return &p->plan->steps[i];
+	return NULL;
+}
+
 /* Notes what part's header holds that the unlock does not use. */
 static void note_header(struct planner *p, const struct unlock_want *w)
 {
@@ -152,6 +160,13 @@ static int add_unlock(struct planner *p, const struct unlock_want *w, char *mapp
 	else
 		snprintf(name, sizeof(name), "%s", w->name);
 	snprintf(mapper, mapper_size, DM_MAPPER_DIR "/%s", name);
+	/* unlocked by an earlier step already (a swap resumed from, then enabled): that device */
+	step = unlocked_by_step(p, part);
+	if (step) {
+		snprintf(mapper, mapper_size, "%s", step->target);
+		*optional = *optional || step->optional;
+		goto out;
+	}
 	if (part->luks_error[0]) {
 		r = plan_fail(p, -EINVAL, "%s: %s is LUKS, but its header cannot be opened with a "
 			      "passphrase or key file: %s", w->role,
@@ -175,7 +190,8 @@ static int add_unlock(struct planner *p, const struct unlock_want *w, char *mapp
 	if (r < 0)
 		goto out;
 	effective_options(p, v, w->read_only, &o, step->options, sizeof(step->options));
-	describe_volume(step, w->role, part, w->disk);
+	/* the prompt names a crypttab entry as the file does */
+	describe_volume(step, v && v->entry ? name : w->role, part, w->disk);
 	note_key_order(p, step, &o, part, w->role);
 	step->discovered = !w->spec;
 	step->identity = !w->spec && (streq(w->role, dps_role_name(DPS_ROOT)) ||
@@ -239,16 +255,6 @@ out:
 	return r;
 }
 
-static bool already_unlocked(const struct planner *p, const struct part *part)
-{
-	const struct plan *plan = p->plan;
-
-	for (size_t i = 0; i < plan->n_steps; i++)
-		if (plan->steps[i].op == OP_UNLOCK && plan->steps[i].part == part)
-			return true;
-	return false;
-}
-
 /* The volume listed by v, unless a mount of the plan unlocked it or it is open already. */
 static int add_listed(struct planner *p, const struct plan_volume *v)
 {
@@ -277,7 +283,7 @@ static int add_listed(struct planner *p, const struct plan_volume *v)
 			  part->fstype[0] ? part->fstype : "nothing recognised");
 		goto out;
 	}
-	if (already_unlocked(p, part))
+	if (unlocked_by_step(p, part))
 		goto out;
 	/* at boot, a listed volume is unlocked as soon as it appears (LVM on LUKS: the root
 	 * inside it cannot be found before) */

@@ -3,10 +3,12 @@
  * (the kernel's key, which systemd's initrd reads too); without it, the lowest-numbered swap
  * partition of the boot disk whose header says it holds an image (libblkid's "swsuspend"):
  * any of them, as the real init may have swapped on another than discovery's first. A swap with an
- * image is never enabled (plan_part.c refuses it), with noresume too: the image stays. */
+ * image is never enabled (plan_part.c refuses it), with noresume too: the image stays. A
+ * resume= that names a volume the image's crypttab or rd.luks.name= opens is unlocked first. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "parse.h"
 #include "plan_internal.h"
@@ -67,6 +69,34 @@ static int add_resume_step(struct planner *p, const char *source, const struct p
 	return r;
 }
 
+/* resume=/dev/mapper/NAME of a volume the image's crypttab (or rd.luks.name=) names: the
+ * volume is unlocked first, its image read through the unlocked device, as systemd's initrd
+ * does (systemd-cryptsetup, then systemd-hibernate-resume). Before any mount, as any resume. */
+static int resume_unlocked(struct planner *p, const char *spec, const char *luks_spec)
+{
+	const char *name = spec + strlen(DM_MAPPER_DIR "/");
+	const struct part *part = NULL;
+	const struct disk *disk = NULL;
+	struct luks_mount unlocked;
+	struct plan_step *step;
+	int r = plan_resolve_spec(p, "resume=", luks_spec, &part, &disk);
+
+	if (r == 0)
+		r = plan_luks_mount_source(p, part, disk, luks_spec, name, name, false, &unlocked);
+	if (r < 0)
+		goto out;
+	if (!unlocked.unlocked) {
+		plan_note(p, "resume=%s not attempted: %s holds no LUKS volume", spec, luks_spec);
+		goto out;
+	}
+	r = add_resume_step(p, unlocked.mapper, NULL, &step);
+	if (r == 0)
+		plan_step_reason(step, "resume: named by resume=, in the encrypted volume unlocked "
+				 "first");
+out:
+	return r;
+}
+
 /* resume=: a MAJ:MIN goes to the kernel as it is; a spec must name a partition, and the boot
  * waits for it as for the root (-ENOENT), as mounting anything before would risk the image. */
 static int resume_named(struct planner *p, const char *spec)
@@ -74,8 +104,13 @@ static int resume_named(struct planner *p, const char *spec)
 	const struct part *part = NULL;
 	const struct disk *disk = NULL;
 	struct plan_step *step;
+	char luks_spec[PLAN_PATH];
 	int r = 0;
 
+	if (!is_devno(spec) && plan_luks_names_device(p, spec, luks_spec, sizeof(luks_spec))) {
+		r = resume_unlocked(p, spec, luks_spec);
+		goto out;
+	}
 	if (!is_devno(spec))
 		r = disk_set_find(p->disks, spec, &part, &disk);
 	if (r == -ENOENT && encrypted(spec, NULL))

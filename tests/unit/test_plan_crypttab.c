@@ -209,6 +209,32 @@ static void test_closed_and_refused(void **state)
 	(void)state;
 }
 
+/* resume= naming an entry's volume: unlocked first, the image read through it; the swap
+ * enabled later takes the same device, never a second unlock. */
+static void test_resume_through_an_entry(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	struct part *swap;
+
+	fx_part(f, d, 1, T_ROOT_X86_64, NULL, "root", 0, "ext4");
+	swap = luks_part(f, d, 2, "swap", LUKS_A);
+	snprintf(swap->type, sizeof(swap->type), "%s", T_SWAP);
+	with_crypttab(f, "cswap UUID=" LUKS_A " none luks\n");
+	want_ok(f, plan_with(f, "resume=/dev/mapper/cswap"), 4);
+	want_step(f, 0, OP_UNLOCK, "UUID=" LUKS_A, "/dev/mapper/cswap", "");
+	assert_string_equal(f->plan.steps[0].prompt, "cswap (partition 2 'swap' of /dev/vda)");
+	want_step(f, 1, OP_RESUME, "/dev/mapper/cswap", "", "");
+	want_step(f, 2, OP_MOUNT, f->plan.steps[2].source, "/sysroot", "ext4");
+	want_step(f, 3, OP_SWAPON, "/dev/mapper/cswap", "", "");
+	/* without the entry, the name is nobody's: not resumed from */
+	f->machine.has_crypttab = false;
+	want_ok(f, plan_with(f, "resume=/dev/mapper/cswap"), 3);
+	want_note(f, "resume=/dev/mapper/cswap not attempted");
+	fx_free(f);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_keys_and_options),
 		cmocka_unit_test(test_mounts_take_the_entry_name),
 		cmocka_unit_test(test_closed_and_refused),
+		cmocka_unit_test(test_resume_through_an_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

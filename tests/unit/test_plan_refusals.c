@@ -234,6 +234,19 @@ static void luks_uuid_twice(struct fixture *f)
 		 sizeof(((struct part *)0)->fsuuid), "1c5e0000-0000-4000-8000-000000000001");
 }
 
+/* On the host: root= names a logical volume the disks hold no physical volume of, only a LUKS
+ * volume nothing lists (stack_predict() added the LV as it does for LVM on LUKS). */
+static void lv_in_unlisted_luks(struct fixture *f)
+{
+	struct part *lv;
+
+	part(f, disk(f, "gpt"), 3, T_LINUX, "crypto_LUKS");
+	lv = whole(f, "", "");
+	lv->predicted = true;
+	snprintf(lv->dm_name, sizeof(lv->dm_name), "vg0-root");
+	snprintf(lv->dm_uuid, sizeof(lv->dm_uuid), "LVM-");
+}
+
 static void root_and_swap(struct fixture *f)
 {
 	root_disk(f, "ext4");
@@ -343,6 +356,8 @@ static const struct row rows[] = {
 	{ "plan_luks.c:add_listed several", luks_uuid_twice,
 	  "rd.luks.uuid=1c5e0000-0000-4000-8000-000000000001", -ENOTUNIQ, 1, 3,
 	  "several partitions match UUID=1c5e0000-0000-4000-8000-000000000001 (" },
+	{ "plan_stacks.c:refuse_unlisted", lv_in_unlisted_luks, "root=/dev/mapper/vg0-root", -EPERM, 0,
+	  3, "can only lie inside the encrypted volume on " },
 	{ "plan_mounts.c:unlock_source verity over LUKS", verity_over_luks,
 	  "roothash=" HASH_1_2, -EINVAL, 0, 1, "dm-verity over LUKS is not supported" },
 	{ "plan_pick.c:plan_resolve_explicit root and usr the same", root_and_whole_ext4,
