@@ -13,6 +13,8 @@
 #include "tpm2_command.h"
 #include "util.h"
 
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-:_."
+
 enum luks_word {
 	WORD_READONLY,
 	WORD_DISCARD,
@@ -30,6 +32,13 @@ enum luks_word {
 	WORD_TPM2_PCRS,
 	WORD_TPM2_MEASURE_PCR,
 	WORD_TPM2_MEASURE_BANK,
+	WORD_PLAIN,
+	WORD_CIPHER,
+	WORD_SIZE,
+	WORD_HASH,
+	WORD_OFFSET,
+	WORD_SKIP,
+	WORD_HEADER,
 	WORD_IGNORED,
 };
 
@@ -43,6 +52,8 @@ enum value_kind {
 	VALUE_PCRS,       /* PCRs joined by '+', by number or systemd's name */
 	VALUE_PCR_OR_BOOL,
 	VALUE_BANKS,      /* bank names joined by ':' */
+	VALUE_NAME,       /* a cipher's or hash's name: letters, digits, '-', ':', '_', '.' */
+	VALUE_PATH,       /* an absolute path (of the image: a device after ':' is refused) */
 };
 
 /* crypttab's words earlymount acts on; "luks", "x-initrd.attach" and "initramfs"
@@ -69,6 +80,16 @@ static const struct luks_word_name {
 	{ "tpm2-pcrs", WORD_TPM2_PCRS, VALUE_PCRS },
 	{ "tpm2-measure-pcr", WORD_TPM2_MEASURE_PCR, VALUE_PCR_OR_BOOL },
 	{ "tpm2-measure-bank", WORD_TPM2_MEASURE_BANK, VALUE_BANKS },
+	/* plain dm-crypt, as systemd-cryptsetup opens it; cipher=, size= and hash= count only
+	 * for plain, offset= and skip= are 512-byte sectors */
+	{ "plain", WORD_PLAIN, VALUE_NONE },
+	{ "cipher", WORD_CIPHER, VALUE_NAME },
+	{ "size", WORD_SIZE, VALUE_COUNT },
+	{ "hash", WORD_HASH, VALUE_NAME },
+	{ "offset", WORD_OFFSET, VALUE_BYTES },
+	{ "skip", WORD_SKIP, VALUE_BYTES },
+	/* a detached LUKS header, a file of the image */
+	{ "header", WORD_HEADER, VALUE_PATH },
 	/* a token says itself whether it wants a PIN; systemd reads this word only when it
 	 * unseals a key given outside the header, which earlymount does not */
 	{ "tpm2-pin", WORD_IGNORED, VALUE_OPTIONAL_BOOL },
@@ -95,8 +116,6 @@ static const struct luks_refused {
 			"or a TPM2 token" },
 	{ "fido2-device", "FIDO2 tokens are not read by earlymount; use a passphrase, a key file "
 			  "or a TPM2 token" },
-	{ "plain", "earlymount opens LUKS volumes, not plain dm-crypt" },
-	{ "header", "earlymount does not read detached LUKS headers; keep the header on the volume" },
 };
 
 /* The PCRs systemd names (tpm2-util.c's table, the UAPI's PCR registry). */
@@ -261,6 +280,19 @@ static int parse_value(const struct luks_word_name *f, const char *v, size_t len
 			    ? check_banks(v, len)
 			    : -EINVAL;
 		break;
+	case VALUE_NAME: /* taken by luks_options_parse() */
+		r = v && len > 0 && len < sizeof(((struct luks_options *)0)->cipher) &&
+				    len < sizeof(((struct luks_options *)0)->hash) &&
+				    strspn(v, NAME_CHARS) >= len
+			    ? 0
+			    : -EINVAL;
+		break;
+	case VALUE_PATH: /* taken by luks_options_parse() */
+		r = v && len > 1 && len < sizeof(((struct luks_options *)0)->header) && v[0] == '/' &&
+				    !memchr(v, ':', len)
+			    ? 0
+			    : -EINVAL;
+		break;
 	case VALUE_SPAN:
 		if (v && len < sizeof(text)) {
 			memcpy(text, v, len);
@@ -293,10 +325,45 @@ static void apply_word(struct luks_options *o, enum luks_word id, uint64_t n)
 		o->tpm2_pcrs = (uint32_t)n;
 		break;
 	case WORD_TPM2_MEASURE_PCR: o->tpm2_measure_pcr = (int)(int64_t)n; break;
+	case WORD_PLAIN: o->plain = true; break;
+	case WORD_SIZE: o->key_size_bits = (unsigned)n; break;
+	case WORD_OFFSET: o->offset = n; break;
+	case WORD_SKIP: o->skip = n; break;
+	case WORD_CIPHER: break;
+	case WORD_HASH: break;
+	case WORD_HEADER: break;
 	case WORD_TPM2_DEVICE: break;
 	case WORD_TPM2_MEASURE_BANK: break;
 	case WORD_IGNORED: break;
 	}
+}
+
+/* The value of a word that is text (cipher=, hash=, header=) into its field; parse_value()
+ * checked that it fits. */
+static void set_text(struct luks_options *o, enum luks_word id, const char *v, size_t len)
+{
+	char *field = id == WORD_CIPHER ? o->cipher : id == WORD_HASH ? o->hash : o->header;
+	size_t size = id == WORD_CIPHER ? sizeof(o->cipher)
+		      : id == WORD_HASH ? sizeof(o->hash)
+					: sizeof(o->header);
+
+	snprintf(field, size, "%.*s", (int)len, v);
+}
+
+/* What plain dm-crypt needs to make its key: a size in whole bytes, and a header is LUKS's. */
+static int check_plain(const struct luks_options *o, char *why, size_t why_size)
+{
+	int r = 0;
+
+	if (o->key_size_bits && (o->key_size_bits % 8 || o->key_size_bits > 4096)) {
+		r = -EINVAL;
+		set_why(why, why_size, "LUKS option 'size=%u': a key size in bits, a multiple of 8 up "
+			"to 4096, expected", o->key_size_bits);
+	} else if (o->plain && o->header[0]) {
+		r = -EINVAL;
+		set_why(why, why_size, "LUKS options 'plain' and 'header=': plain dm-crypt has no header");
+	}
+	return r;
 }
 
 int luks_options_parse(const char *text, struct luks_options *o, char *why, size_t why_size)
@@ -330,6 +397,10 @@ int luks_options_parse(const char *text, struct luks_options *o, char *why, size
 					: f->value == VALUE_PCR_OR_BOOL ? "yes, no or a PCR (0 to 23) expected"
 					: f->value == VALUE_BANKS ? "banks joined by ':' expected ("
 								    TPM2_BANK_NAMES ")"
+					: f->value == VALUE_NAME ? "a cipher's or hash's name expected"
+					: f->value == VALUE_PATH ? "an absolute path of the image expected "
+								   "(a header on another device is not "
+								   "read)"
 					: "a number expected");
 			else
 				apply_word(o, f->id, n);
@@ -339,12 +410,16 @@ int luks_options_parse(const char *text, struct luks_options *o, char *why, size
 			if (r == 0 && f->value == VALUE_BANKS)
 				snprintf(o->tpm2_measure_banks, sizeof(o->tpm2_measure_banks), "%.*s",
 					 (int)(len - (size_t)(value - w)), value);
+			if (r == 0 && (f->value == VALUE_NAME || f->value == VALUE_PATH))
+				set_text(o, f->id, value, len - (size_t)(value - w));
 		} else if (len) {
 			unknown_add(o, w, len);
 		}
 		w += len;
 		w += *w == ',';
 	}
+	if (r == 0)
+		r = check_plain(o, why, why_size);
 	return r;
 }
 
@@ -399,6 +474,20 @@ void luks_options_format(const struct luks_options *o, char *out, size_t size)
 		ADD("%stpm2-measure-pcr=%d", used ? "," : "", o->tpm2_measure_pcr);
 	if (o->tpm2_measure_banks[0])
 		ADD("%stpm2-measure-bank=%s", used ? "," : "", o->tpm2_measure_banks);
+	if (o->plain)
+		ADD("%splain", used ? "," : "");
+	if (o->cipher[0])
+		ADD("%scipher=%s", used ? "," : "", o->cipher);
+	if (o->key_size_bits)
+		ADD("%ssize=%u", used ? "," : "", o->key_size_bits);
+	if (o->hash[0])
+		ADD("%shash=%s", used ? "," : "", o->hash);
+	if (o->offset)
+		ADD("%soffset=%" PRIu64, used ? "," : "", o->offset);
+	if (o->skip)
+		ADD("%sskip=%" PRIu64, used ? "," : "", o->skip);
+	if (o->header[0])
+		ADD("%sheader=%s", used ? "," : "", o->header);
 #undef ADD
 }
 

@@ -31,14 +31,25 @@ struct luks_options {
 	uint32_t tpm2_pcrs;
 	int tpm2_measure_pcr;    /* tpm2-measure-pcr=: 0 to 23, LUKS_MEASURE_NO or _DEFAULT */
 	char tpm2_measure_banks[48]; /* tpm2-measure-bank=: "sha256:sha1", "" for the TPM's */
+	/* plain dm-crypt (plain): the cipher (cipher=, "" for aes-cbc-essiv:sha256), the key size
+	 * in bits (size=, 0 for 256), the passphrase's hash (hash=, "" for ripemd160 with a
+	 * passphrase and none with a key file; "plain": none), sectors of the device before the
+	 * data (offset=) and of the IV (skip=) */
+	bool plain;
+	char cipher[64];
+	unsigned key_size_bits;
+	char hash[64];
+	uint64_t offset;
+	uint64_t skip;
+	char header[64 * 2];     /* header=: a detached LUKS header, a file of the image */
 	char unknown[128];       /* words not known, comma-separated, for a note */
 };
 
 /* Parses crypttab's comma-separated options (rd.luks.options=). Unknown words are collected
  * in o->unknown, not refused: a line written for systemd still boots. 0; -EINVAL with why
  * saying which value is malformed; -EOPNOTSUPP with why naming a word that asks to open the
- * volume in a way earlymount does not (keyscript=, tcrypt, bitlk, pkcs11-uri=, fido2-device=,
- * plain, header=): such a volume is refused, never opened another way. */
+ * volume in a way earlymount does not (keyscript=, tcrypt, bitlk, pkcs11-uri=, fido2-device=):
+ * such a volume is refused, never opened another way. */
 int luks_options_parse(const char *text, struct luks_options *o, char *why, size_t why_size);
 /* The options in their canonical words, defaults left out ("" when none). */
 void luks_options_format(const struct luks_options *o, char *out, size_t size);

@@ -101,8 +101,8 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 	if (b->crypttab_names.n) {
 		printf("crypttab: " INITRAMFS_CRYPTTAB " opens ");
 		name_list_print(&b->crypttab_names, stdout);
-		printf("; key files: %zu%s\n", b->crypttab_keys.n,
-		       b->crypttab_keys.n ? " (the image is mode 0600)" : "");
+		printf("; key files: %zu%s; detached headers: %zu\n", b->crypttab_keys.n,
+		       b->crypttab_keys.n ? " (the image is mode 0600)" : "", b->crypttab_headers.n);
 	}
 	print_checkers(b);
 	if (b->adds.n)
@@ -385,6 +385,7 @@ static void builder_free(struct builder *b)
 	name_list_free(&b->host_fstypes);
 	name_list_free(&b->crypttab_names);
 	name_list_free(&b->crypttab_keys);
+	name_list_free(&b->crypttab_headers);
 	free(b->crypttab_text);
 	if (b->staging[0])
 		initramfs_remove_tree(AT_FDCWD, b->staging);

@@ -28,8 +28,20 @@ static const struct activation_flag {
 	{ "--no-write-workqueue", CRYPT_ACTIVATE_NO_WRITE_WORKQUEUE },
 };
 
+/* Plain dm-crypt's parameters (--plain and its options), as crypt_format() takes them. */
+struct plain {
+	bool on;
+	char cipher[32];      /* "aes" of "aes-cbc-essiv:sha256" */
+	const char *mode;     /* "cbc-essiv:sha256"; "plain" when the spec names none */
+	unsigned key_bytes;
+	const char *hash;     /* NULL: the key is taken as it is */
+	uint64_t offset, skip;
+};
+
 struct request {
 	const char *device;
+	const char *header;   /* --header=: a detached LUKS header, or NULL */
+	struct plain plain;
 	const char *name; /* NULL: test the key only */
 	bool header_only; /* check: read the header, no key */
 	bool tpm2;        /* the key from a systemd-tpm2 token; stdin holds a PIN */
@@ -69,8 +81,47 @@ static void usage(FILE *out)
 		     "                                        [--tpm2-pcrs=HEXMASK]\n"
 		     "       earlymount-luks tpm2-test DEVICE [--tpm2-device=PATH]\n"
 		     "       earlymount-luks check DEVICE\n"
+		     "Each takes --header=PATH for a detached LUKS header; open and test take --plain\n"
+		     "--cipher=NAME-MODE --key-size=BITS [--hash=NAME] [--offset=N] [--skip=N] for plain dm-crypt.\n"
 		     "The key is read from standard input until its end (at most %u bytes).\n",
 		LUKS_KEY_MAX);
+}
+
+/* --plain, --cipher=NAME-MODE, --key-size=BITS, --hash=NAME ("plain": none), --offset=N,
+ * --skip=N: 0 when option is one of them, -EINVAL otherwise. */
+static int parse_plain(const char *option, struct plain *p)
+{
+	const char *v;
+	char *end = NULL;
+	unsigned long long n = 0;
+	size_t l;
+
+	if (streq(option, "--plain")) {
+		p->on = true;
+		return 0;
+	}
+	if ((v = startswith(option, "--cipher=")) && (l = strcspn(v, "-")) > 0 && l < sizeof(p->cipher)) {
+		memcpy(p->cipher, v, l);
+		p->cipher[l] = '\0';
+		p->mode = v[l] ? v + l + 1 : "plain";
+		return 0;
+	}
+	if ((v = startswith(option, "--hash=")) && *v) {
+		p->hash = streq(v, "plain") ? NULL : v;
+		return 0;
+	}
+	if ((v = startswith(option, "--key-size=")) || (v = startswith(option, "--offset=")) ||
+	    (v = startswith(option, "--skip=")))
+		n = strtoull(v, &end, 10);
+	if (!end || end == v || *end || (startswith(option, "--key-size=") && (n == 0 || n % 8 || n > 4096)))
+		return -EINVAL;
+	if (startswith(option, "--key-size="))
+		p->key_bytes = (unsigned)(n / 8);
+	else if (startswith(option, "--offset="))
+		p->offset = n;
+	else
+		p->skip = n;
+	return 0;
 }
 
 static int parse_flag(const char *option, struct request *req)
@@ -89,6 +140,12 @@ static int parse_flag(const char *option, struct request *req)
 		req->tokens.pcrs = (uint32_t)mask;
 		if (!*end && mask < (1ul << 24))
 			return 0;
+	}
+	if (parse_plain(option, &req->plain) == 0)
+		return 0;
+	if ((v = startswith(option, "--header=")) && v[0] == '/') {
+		req->header = v;
+		return 0;
 	}
 	if (streq(option, "--measure") && req->name) {
 		req->act.measure = true;
@@ -117,8 +174,8 @@ static int check_name(const char *name)
 static int parse_args(int argc, char **argv, struct request *req)
 {
 	bool open = argc >= 4 && (streq(argv[1], "open") || streq(argv[1], "tpm2"));
-	bool test = (argc == 3 && streq(argv[1], "test")) || (argc >= 3 && streq(argv[1], "tpm2-test"));
-	bool check = argc == 3 && streq(argv[1], "check");
+	bool test = argc >= 3 && (streq(argv[1], "test") || streq(argv[1], "tpm2-test"));
+	bool check = argc >= 3 && streq(argv[1], "check");
 	int first_option = open ? 4 : 3;
 	int r = 0;
 
@@ -137,6 +194,12 @@ static int parse_args(int argc, char **argv, struct request *req)
 	}
 	for (int i = first_option; i < argc && r == 0; i++)
 		r = parse_flag(argv[i], req);
+	if (r == 0 && req->plain.on && (req->header || req->tpm2 || check || !req->plain.mode ||
+					 !req->plain.key_bytes)) {
+		fprintf(stderr, "earlymount-luks: --plain needs --cipher= and --key-size=, and goes with "
+				"open or test alone\n");
+		r = -EINVAL;
+	}
 out:
 	return r;
 }
@@ -239,13 +302,38 @@ static int unlock_by_token(struct crypt_device *cd, const struct request *req,
 	return code;
 }
 
+/* Plain dm-crypt: no header, so nothing tells a wrong passphrase from a right one; the
+ * parameters are set up in memory (crypt_format() writes nothing for CRYPT_PLAIN). */
+static int unlock_plain(const struct request *req, const struct key *key)
+{
+	const struct plain *p = &req->plain;
+	struct crypt_params_plain params = { .hash = p->hash, .offset = p->offset, .skip = p->skip };
+	struct crypt_device *cd = NULL;
+	int code = LUKS_EXIT_OK;
+	int r = crypt_init(&cd, req->device);
+
+	if (r == 0)
+		r = crypt_format(cd, CRYPT_PLAIN, p->cipher, p->mode, NULL, NULL, p->key_bytes, &params);
+	if (r == 0 && req->name)
+		r = activate(cd, &req->act, CRYPT_ANY_SLOT, key->bytes, key->len);
+	if (r < 0)
+		code = report_activation_failure(req, r);
+	crypt_free(cd);
+	return code;
+}
+
 static int unlock(const struct request *req, const struct key *key)
 {
 	struct crypt_device *cd = NULL;
 	int code = LUKS_EXIT_OK;
 	int r;
 
-	r = crypt_init(&cd, req->device);
+	if (req->plain.on) {
+		code = unlock_plain(req, key);
+		goto out;
+	}
+	r = req->header ? crypt_init_data_device(&cd, req->header, req->device)
+			: crypt_init(&cd, req->device);
 	if (r == 0)
 		r = crypt_load(cd, CRYPT_LUKS, NULL);
 	if (r < 0) {

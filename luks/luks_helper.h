@@ -20,6 +20,10 @@
  *   earlymount-luks check DEVICE
  *       reads no key: only checks that DEVICE has a LUKS header libcryptsetup can use, so that
  *       nobody is asked for a passphrase a damaged header would refuse anyway
+ *   Each takes --header=PATH: the LUKS header is the file PATH (crypttab's header=), DEVICE
+ *   holds the data. open and test take --plain --cipher=NAME-MODE --key-size=BITS
+ *   [--hash=NAME] [--offset=SECTORS] [--skip=SECTORS] instead: plain dm-crypt, no header,
+ *   the key hashed with NAME ("plain": taken as it is), as systemd-cryptsetup opens it
  *
  * The key is never printed. On failure the helper writes one line to stderr (what failed,
  * libcryptsetup's reason when it gave one) and exits with one of these codes. It writes
@@ -53,10 +57,10 @@ enum luks_helper_exit {
  * slots in the kernel (AF_ALG's skcipher, else a temporary dm-crypt device), and dm-crypt
  * needs the volume's cipher; the kernel asks modprobe for a missing algorithm, and the
  * initramfs has none, so the algorithms LUKS2's defaults use (aes-xts-plain64) are named
- * here, with the hashes of dm-crypt's IV modes (essiv:sha256) and of older volumes' keyslot
- * ciphers. Missing ones are skipped: a kernel may build them in. */
+ * here, with the hashes of dm-crypt's IV modes (essiv:sha256, the essiv template itself: plain
+ * dm-crypt's default) and of older volumes' keyslot ciphers. Missing ones are skipped: a kernel may build them in. */
 #define LUKS_MODULES                                                                       \
 	"dm_mod", "dm_crypt", "af_alg", "algif_hash", "algif_skcipher", "xts", "ecb", "cbc", \
 		"hmac", "sha256_generic", "aes_generic", "aesni_intel", "sha256_ssse3",   \
 		"aes_ce_blk", "aes_neon_bs", "aes_neon_blk", "sha2_ce", "sha256_arm64",   \
-		"sha512_generic", "sha512_ssse3", "sha512_ce", "sha512_arm64"
+		"sha512_generic", "sha512_ssse3", "sha512_ce", "sha512_arm64", "essiv"

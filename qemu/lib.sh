@@ -86,9 +86,33 @@ fetch_fsck_tools() { # ARCH...
 # so that the images made of it stay cached.
 crypttab_file() { # NAME
 	lib_ct=$build/qemu/$1.crypttab
-	sed "s|@KEY@|$(pwd)/tests/fixtures/luks.key|" "tests/fixtures/$1" >"$lib_ct.new.$$" || return 1
+	lib_hdr=$(cd "$build/qemu" && pwd)/crypttab-header.hdr
+	if grep -q @HDR@ "tests/fixtures/$1" && [ ! -s "$lib_hdr" ]; then
+		detached_header "$lib_hdr" || return 1
+	fi
+	sed -e "s|@KEY@|$(pwd)/tests/fixtures/luks.key|" -e "s|@HDR@|$lib_hdr|" "tests/fixtures/$1" \
+		>"$lib_ct.new.$$" || return 1
 	if cmp -s "$lib_ct.new.$$" "$lib_ct"; then rm -f "$lib_ct.new.$$"; else mv "$lib_ct.new.$$" "$lib_ct"; fi
 	echo "$lib_ct"
+}
+
+# A detached LUKS2 header (passphrase s3cret, UUID 4c554b53-…-0000000000c1) made on the host,
+# where formatting one writes the header file alone; the data it covers starts at sector 0 of
+# its device. Small metadata and keyslot areas: the file goes into an initramfs. Its volume
+# key is a fixed test key, so that a header made again still opens a disk the stack cache
+# kept (the data's encryption depends on that key alone).
+detached_header() { # FILE
+	lib_tmp=$(mktemp -d) || return 1
+	truncate -s 1M "$lib_tmp/data" && printf '%064d' 0 | tr 0 k >"$lib_tmp/vk" &&
+		printf s3cret | cryptsetup luksFormat -q --type luks2 --header "$lib_tmp/hdr" \
+			--cipher aes-xts-plain64 --key-size 512 --volume-key-file "$lib_tmp/vk" \
+			--pbkdf pbkdf2 --pbkdf-force-iterations 1000 --sector-size 512 \
+			--luks2-metadata-size 16k --luks2-keyslots-size 256k \
+			--uuid 4c554b53-0000-4000-8000-0000000000c1 --key-file - "$lib_tmp/data" \
+			>/dev/null && mv "$lib_tmp/hdr" "$1"
+	lib_rc=$?
+	rm -rf "$lib_tmp"
+	return $lib_rc
 }
 
 build_initramfs() { # ARCH [VARIANT]
@@ -117,6 +141,10 @@ build_initramfs() { # ARCH [VARIANT]
 	crypttab-lvm) set -- "$1" --no-fsck --lvm --crypttab "$(crypttab_file crypttab-lvm)" ;;
 	# a crypttab whose root entry names a key file, which goes into the image
 	crypttab-key) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-key)" ;;
+	# a root whose LUKS header is a file of the image
+	crypttab-header) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-header)" ;;
+	# a plain dm-crypt root
+	crypttab-plain) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-plain)" ;;
 	# an encrypted swap to resume from, by the name crypttab gives it
 	crypttab-swap) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-swap)" ;;
 	# and the German keymap (kbd's loadkeys, console-data's de-latin1), the default one
@@ -133,7 +161,7 @@ build_initramfs() { # ARCH [VARIANT]
 		luks-fsck) set -- "$@" --luks ;;
 		lvm-fsck) set -- "$@" --lvm ;;
 		esac ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md, crypttab-lvm, crypttab-key, crypttab-swap)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
 	esac
 	mkdir -p "$(dirname "$lib_img")"
 	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1
@@ -145,6 +173,7 @@ build_initramfs_locked() { # ARCH OPTION...
 		[ "$lib_img" -nt "$build/$HOST_ARCH/earlymount" ] &&
 		{ case $lib_variant in luks* | crypttab*) [ "$lib_img" -nt "$build/$1/earlymount-luks" ] ;; esac; } &&
 		{ case $lib_variant in crypttab*) [ "$lib_img" -nt "$build/qemu/$lib_variant.crypttab" ] ;; esac; } &&
+		{ case $lib_variant in crypttab-header) [ "$lib_img" -nt "$build/qemu/crypttab-header.hdr" ] ;; esac; } &&
 		{ case $lib_variant in *lvm*) [ "$lib_img" -nt "$build/$1/lvm" ] ;; esac; } &&
 		{ case $lib_variant in md) [ "$lib_img" -nt "$build/$1/mdadm" ] ;; esac; } && return 0
 	lib_arch=$1

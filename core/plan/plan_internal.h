@@ -48,6 +48,8 @@ struct plan_volume {
 	const char *options;         /* crypttab's words, the command line's in place of the entry's */
 	const char *key;             /* PATH[:DEVICE], NULL for none */
 	bool listed;                 /* opened at boot even when nothing of the plan mounts it */
+	bool raw;                    /* its options say plain dm-crypt or a detached header: its
+				      * device holds no LUKS header */
 	const struct crypttab_entry *entry; /* the image's crypttab's, NULL for the command line's */
 };
 

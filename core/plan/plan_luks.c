@@ -20,6 +20,29 @@ bool plan_part_is_luks(const struct part *part)
 	return part && streq(part->fstype, "crypto_LUKS");
 }
 
+/* Whether part is opened before it is used: a LUKS header, or a volume whose options say
+ * plain dm-crypt or a detached header (its device shows no header of its own). */
+static bool encrypted(const struct planner *p, const struct part *part)
+{
+	const struct plan_volume *v = part && !plan_part_is_luks(part) ? plan_volume_of(p, part) : NULL;
+
+	return plan_part_is_luks(part) || (v && v->raw);
+}
+
+/* The device part is open as already, under name (the plan made again at boot once the root's
+ * files were read, whose first steps ran), or NULL. A plain one has no UUID to find it by. */
+static const struct part *opened_already(const struct planner *p, const struct part *part,
+					 const char *mapper)
+{
+	const struct part *there = NULL;
+
+	if (part->fsuuid[0])
+		return disk_set_find_unlocked(p->disks, part->fsuuid);
+	if (disk_set_find(p->disks, mapper, &there, NULL) == 0 && startswith(there->dm_uuid, "CRYPT-"))
+		return there;
+	return NULL;
+}
+
 /* The options of part's volume (v's, else the command line's for every volume) with bit 60's
  * readonly added, in canonical words. plan_luks_volumes() checked them. */
 static void effective_options(struct planner *p, const struct plan_volume *v, bool read_only,
@@ -105,13 +128,21 @@ static void unlock_reason(struct plan_step *step, const struct unlock_want *w,
 {
 	char origin[PLAN_TEXT];
 
+	char kind[PLAN_TEXT];
+	struct luks_options o;
+
+	if (v && v->raw && luks_options_parse(step->options, &o, kind, sizeof(kind)) == 0)
+		snprintf(kind, sizeof(kind), o.plain ? "plain dm-crypt" : "LUKS, its header in %.160s",
+			 o.header);
+	else
+		snprintf(kind, sizeof(kind), "LUKS %s", w->part->fsuuid);
 	if (v && v->entry && !w->listed)
-		plan_step_reason(step, "%s: %s is encrypted (LUKS %s), named by %s", w->role,
-				 w->spec ? w->spec : "the discovered partition", w->part->fsuuid,
+		plan_step_reason(step, "%s: %s is encrypted (%s), named by %s", w->role,
+				 w->spec ? w->spec : "the discovered partition", kind,
 				 plan_volume_origin(v, origin, sizeof(origin)));
 	else if (w->listed)
-		plan_step_reason(step, "%s lists it (LUKS %s)",
-				 plan_volume_origin(w->listed, origin, sizeof(origin)), w->part->fsuuid);
+		plan_step_reason(step, "%s lists it (%s)",
+				 plan_volume_origin(w->listed, origin, sizeof(origin)), kind);
 	else if (w->spec)
 		plan_step_reason(step, "%s: %s is encrypted (LUKS %s)", w->role, w->spec,
 				 w->part->fsuuid);
@@ -180,7 +211,7 @@ static int add_unlock(struct planner *p, const struct unlock_want *w, char *mapp
 		r = plan_discovered_source(p, part, source, sizeof(source));
 	/* this volume open under this name already: the plan made again at boot once the root's
 	 * files were read, whose first steps ran (the device appeared meanwhile) */
-	there = disk_set_find_unlocked(p->disks, part->fsuuid);
+	there = opened_already(p, part, mapper);
 	if (r == 0 && !(there && streq(there->dm_name, name)))
 		r = plan_check_mapper_free(p, mapper);
 	if (r == 0)
@@ -220,7 +251,7 @@ int plan_luks_mount_source(struct planner *p, const struct part *part, const str
 	int r = 0;
 
 	out->unlocked = false;
-	if (!plan_part_is_luks(part))
+	if (!encrypted(p, part))
 		goto out;
 	if (!p->opts->luks.enabled) {
 		r = refuse_locked(p, part, disk, role);
@@ -239,7 +270,7 @@ int plan_luks_role_source(struct planner *p, const struct part *part, enum dps_r
 	int r = 0;
 
 	out->unlocked = false;
-	if (!plan_part_is_luks(part))
+	if (!encrypted(p, part))
 		goto out;
 	if (!p->opts->luks.enabled) {
 		plan_note(p, "partition %u (%s) not used: it is encrypted (LUKS) and rd.luks=no leaves it "
@@ -277,7 +308,7 @@ static int add_listed(struct planner *p, const struct plan_volume *v)
 		r = 0;
 		goto out;
 	}
-	if (!plan_part_is_luks(part)) {
+	if (!plan_part_is_luks(part) && !v->raw) {
 		plan_note(p, "%s: %s (%s) holds %s, not LUKS: not unlocked", origin,
 			  plan_part_name(disk, part, where, sizeof(where)), v->device,
 			  part->fstype[0] ? part->fstype : "nothing recognised");
@@ -287,12 +318,13 @@ static int add_listed(struct planner *p, const struct plan_volume *v)
 		goto out;
 	/* at boot, a listed volume is unlocked as soon as it appears (LVM on LUKS: the root
 	 * inside it cannot be found before) */
-	open = disk_set_find_unlocked(p->disks, part->fsuuid);
+	plan_volume_name(v, name, sizeof(name));
+	snprintf(mapper, sizeof(mapper), DM_MAPPER_DIR "/%s", name);
+	open = opened_already(p, part, mapper);
 	if (open) {
 		plan_note(p, "%s: unlocked already, as %s/%s", origin, DM_MAPPER_DIR, open->dm_name);
 		goto out;
 	}
-	plan_volume_name(v, name, sizeof(name));
 	r = add_unlock(p, &(struct unlock_want){ part, disk, v->device, name, name, false, v },
 		       mapper, sizeof(mapper), &optional);
 out:

@@ -122,7 +122,7 @@ static int check_options(struct planner *p)
 	int r = 0;
 
 	for (size_t i = 0; i <= p->n_volumes && r == 0; i++) {
-		const struct plan_volume *v = i < p->n_volumes ? &p->volumes[i] : NULL;
+		struct plan_volume *v = i < p->n_volumes ? &p->volumes[i] : NULL;
 		const char *text = v ? v->options : l->options;
 		bool from_file = v && v->entry && text == v->entry->options;
 
@@ -134,7 +134,9 @@ static int check_options(struct planner *p)
 				      sizeof(origin)), text, why);
 		else if (r < 0)
 			r = plan_fail(p, -EINVAL, "rd.luks.options=%s: %s", text, why);
-		else if (o.unknown[0])
+		if (r == 0 && v)
+			v->raw = o.plain || o.header[0];
+		if (r == 0 && o.unknown[0])
 			plan_note(p, "%s: left out what earlymount does not know: %s",
 				  from_file ? plan_volume_origin(v, origin, sizeof(origin))
 					    : "rd.luks.options=", o.unknown);

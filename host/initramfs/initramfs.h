@@ -90,6 +90,7 @@ struct builder {
 	size_t crypttab_len;
 	struct name_list crypttab_names; /* the volumes it opens */
 	struct name_list crypttab_keys;  /* the key files it brings: the image is then 0600 */
+	struct name_list crypttab_headers; /* the detached LUKS headers it brings (header=) */
 	size_t n_files; /* files and symlinks put in the archive by initramfs_add_tree */
 	size_t n_added; /* of those, from --add */
 	bool indexes_copied;

@@ -8,7 +8,8 @@
  *   - noauto entries and those with a random key (swap, /tmp) stay the real system's;
  *   - a key file named by path alone is copied in at that path, mode 0600, and the image is
  *     written 0600 too, with a warning, as initramfs-tools does; a key on another device
- *     (PATH:DEVICE) stays there. */
+ *     (PATH:DEVICE) stays there;
+ *   - a detached LUKS header (header=PATH) is copied in at its path. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -96,6 +97,28 @@ out:
 	return r;
 }
 
+/* The detached header e names (header=), a file of the host copied in at its path. */
+static int take_header(struct builder *b, const char *file, const struct crypttab_entry *e)
+{
+	struct luks_options o;
+	char why[192];
+	struct stat st;
+	int r = 0;
+
+	if (b->print_crypttab || luks_options_parse(e->options, &o, why, sizeof(why)) < 0 ||
+	    !o.header[0])
+		goto out;
+	if (stat(o.header, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r = -ENOENT;
+		log_err("%s, line %u: %s: the detached header %s is missing on this host: the image "
+			"could not open the volume", file, e->line, e->name, o.header);
+		goto out;
+	}
+	r = name_list_add_once(&b->crypttab_headers, o.header);
+out:
+	return r;
+}
+
 /* Whether the image gets e; a refused entry that it would get is an error. */
 static int choose_entry(struct builder *b, const char *file, const struct crypttab_entry *e,
 			bool *take)
@@ -116,6 +139,8 @@ static int choose_entry(struct builder *b, const char *file, const struct cryptt
 	}
 	if (r == 0 && *take)
 		r = take_key(b, file, e);
+	if (r == 0 && *take)
+		r = take_header(b, file, e);
 out:
 	return r;
 }
@@ -206,6 +231,9 @@ int initramfs_add_crypttab(struct builder *b)
 				  b->crypttab_len);
 	for (size_t i = 0; i < b->crypttab_keys.n && r == 0; i++)
 		r = cpio_add_file(&b->cpio, b->crypttab_keys.names[i], 0600, b->crypttab_keys.names[i]);
+	for (size_t i = 0; i < b->crypttab_headers.n && r == 0; i++)
+		r = cpio_add_file(&b->cpio, b->crypttab_headers.names[i], 0600,
+				  b->crypttab_headers.names[i]);
 	return r;
 }
 

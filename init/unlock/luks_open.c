@@ -171,12 +171,21 @@ out:
 }
 
 /* The header is read before anyone is asked: a damaged one would refuse every passphrase. */
-static int check_header(const struct luks_request *req, char *why, size_t why_size)
+static int check_header(const struct luks_request *req, const struct luks_options *o,
+			char *why, size_t why_size)
 {
-	const char *argv[] = { LUKS_HELPER_PATH, "check", req->device, NULL };
+	char header[sizeof("--header=") + sizeof(o->header)];
+	const char *argv[] = { LUKS_HELPER_PATH, "check", req->device, header, NULL };
 	char msg[HELPER_MESSAGE];
-	int code = run_helper(argv, "", 0, msg, sizeof(msg), NULL, 0);
+	int code;
 
+	/* plain dm-crypt has no header to read, nor any passphrase it would refuse */
+	if (o->plain)
+		return 0;
+	snprintf(header, sizeof(header), "--header=%s", o->header);
+	if (!o->header[0])
+		argv[3] = NULL;
+	code = run_helper(argv, "", 0, msg, sizeof(msg), NULL, 0);
 	if (code == LUKS_EXIT_OK)
 		return 0;
 	if (code == LUKS_EXIT_NO_HEADER)
@@ -190,29 +199,66 @@ static int check_header(const struct luks_request *req, char *why, size_t why_si
 	return code < 0 ? code : code == LUKS_EXIT_NO_HEADER ? -EINVAL : -EIO;
 }
 
-/* Opens req's device with key. 0; -EPERM when the key opens no key slot; else -errno with
- * why set: what the helper said, and what to try. */
-/* The helper's arguments for opening req's device, the command and its options. */
-static size_t open_args(const char *argv[], const char *command, const struct luks_request *req,
-			const struct luks_options *o)
+/* The helper's arguments, and the text of those that carry a value. */
+struct helper_args {
+	const char *argv[24];
+	char header[sizeof("--header=") + sizeof(((struct luks_options *)0)->header)];
+	char cipher[sizeof("--cipher=") + sizeof(((struct luks_options *)0)->cipher)];
+	char hash[sizeof("--hash=") + sizeof(((struct luks_options *)0)->hash)];
+	char size[32], offset[48], skip[48];
+};
+
+/* Plain dm-crypt as systemd-cryptsetup opens it: aes-cbc-essiv:sha256 with a 256-bit key
+ * unless the options say otherwise, the passphrase hashed with ripemd160, a key file's bytes
+ * taken as they are (hash "plain"). */
+static size_t plain_args(struct helper_args *a, size_t n, const struct luks_options *o,
+			 bool from_file)
+{
+	const char *hash = o->hash[0] ? o->hash : from_file ? "plain" : "ripemd160";
+
+	snprintf(a->cipher, sizeof(a->cipher), "--cipher=%s",
+		 o->cipher[0] ? o->cipher : "aes-cbc-essiv:sha256");
+	snprintf(a->size, sizeof(a->size), "--key-size=%u", o->key_size_bits ? o->key_size_bits : 256);
+	snprintf(a->hash, sizeof(a->hash), "--hash=%s", hash);
+	snprintf(a->offset, sizeof(a->offset), "--offset=%llu", (unsigned long long)o->offset);
+	snprintf(a->skip, sizeof(a->skip), "--skip=%llu", (unsigned long long)o->skip);
+	a->argv[n++] = "--plain";
+	a->argv[n++] = a->cipher;
+	a->argv[n++] = a->size;
+	a->argv[n++] = a->hash;
+	a->argv[n++] = a->offset;
+	a->argv[n++] = a->skip;
+	return n;
+}
+
+/* The helper's arguments for opening req's device, the command and its options; from_file:
+ * the key is a key file's. */
+static size_t open_args(struct helper_args *a, const char *command, const struct luks_request *req,
+			const struct luks_options *o, bool from_file)
 {
 	size_t n = 0;
 
-	argv[n++] = LUKS_HELPER_PATH;
-	argv[n++] = command;
-	argv[n++] = req->device;
-	argv[n++] = req->name;
+	a->argv[n++] = LUKS_HELPER_PATH;
+	a->argv[n++] = command;
+	a->argv[n++] = req->device;
+	a->argv[n++] = req->name;
 	if (o->readonly)
-		argv[n++] = "--readonly";
+		a->argv[n++] = "--readonly";
 	if (o->discard)
-		argv[n++] = "--discard";
+		a->argv[n++] = "--discard";
 	if (o->no_read_workqueue)
-		argv[n++] = "--no-read-workqueue";
+		a->argv[n++] = "--no-read-workqueue";
 	if (o->no_write_workqueue)
-		argv[n++] = "--no-write-workqueue";
-	if (o->tpm2_measure_pcr >= 0)
-		argv[n++] = "--measure";
-	argv[n] = NULL;
+		a->argv[n++] = "--no-write-workqueue";
+	if (o->tpm2_measure_pcr >= 0 && !o->plain)
+		a->argv[n++] = "--measure";
+	if (o->header[0]) {
+		snprintf(a->header, sizeof(a->header), "--header=%s", o->header);
+		a->argv[n++] = a->header;
+	}
+	if (o->plain)
+		n = plain_args(a, n, o, from_file);
+	a->argv[n] = NULL;
 	return n;
 }
 
@@ -257,17 +303,17 @@ static void measure(const struct luks_request *req, const struct luks_options *o
 			 req->prompt, o->tpm2_measure_pcr);
 }
 
-/* Opens req's device with key. 0; -EPERM when the key opens no key slot; else -errno with
- * why set: what the helper said, and what to try. */
+/* Opens req's device with key (a key file's when from_file). 0; -EPERM when the key opens no
+ * key slot; else -errno with why set: what the helper said, and what to try. */
 static int try_key(const struct luks_request *req, const struct luks_options *o,
-		   const char *key, size_t len, char *why, size_t why_size)
+		   const char *key, size_t len, bool from_file, char *why, size_t why_size)
 {
-	const char *argv[12];
+	static struct helper_args a;
 	char msg[HELPER_MESSAGE], measured[HELPER_OUTPUT];
 	int code;
 
-	open_args(argv, "open", req, o);
-	code = run_helper(argv, key, len, msg, sizeof(msg), measured, sizeof(measured));
+	open_args(&a, "open", req, o, from_file);
+	code = run_helper(a.argv, key, len, msg, sizeof(msg), measured, sizeof(measured));
 	measure(req, o, code, measured);
 	return code == LUKS_EXIT_OK	     ? 0
 	       : code == LUKS_EXIT_BAD_KEY ? -EPERM
@@ -287,7 +333,7 @@ static int try_key_file(const struct luks_request *req, const struct luks_option
 		r = -ENOKEY;
 		goto out;
 	}
-	r = try_key(req, o, key.bytes, key.len, why, why_size);
+	r = try_key(req, o, key.bytes, key.len, true, why, why_size);
 	luks_key_free(&key);
 	if (r == -EPERM) {
 		set_why(why, why_size, "key file %s opens no key slot of %s", req->key_file,
@@ -359,7 +405,8 @@ static const char *tpm_device(const struct luks_request *req, const struct luks_
 static int try_tpm2(const struct luks_request *req, const struct luks_options *o, char *why,
 		    size_t why_size)
 {
-	const char *argv[12];
+	static struct helper_args a;
+	const char **argv = a.argv;
 	char prompt[512], pin[ASK_PASSWORD_MAX], device_arg[96], pcrs_arg[32], msg[HELPER_MESSAGE];
 	char measured[HELPER_OUTPUT];
 	int len = 0, attempt = 0, code;
@@ -376,7 +423,7 @@ static int try_tpm2(const struct luks_request *req, const struct luks_options *o
 		goto out;
 	}
 	(void)mlock(pin, sizeof(pin));
-	n = open_args(argv, "tpm2", req, o);
+	n = open_args(&a, "tpm2", req, o, false);
 	argv[n++] = device_arg;
 	if (o->tpm2_pcrs_given) {
 		snprintf(pcrs_arg, sizeof(pcrs_arg), "--tpm2-pcrs=%x", (unsigned)o->tpm2_pcrs);
@@ -424,7 +471,7 @@ static int try_cached(const struct luks_request *req, const struct luks_options 
 	int r = -ENOKEY;
 
 	for (size_t i = 0; i < n_cached && r == -ENOKEY; i++) {
-		r = try_key(req, o, cached[i].text, cached[i].len, why, why_size);
+		r = try_key(req, o, cached[i].text, cached[i].len, false, why, why_size);
 		if (r == -EPERM)
 			r = -ENOKEY;
 	}
@@ -458,7 +505,7 @@ static int ask_until_open(const struct luks_request *req, const struct luks_opti
 						: "there is no console to ask on");
 			break;
 		}
-		r = try_key(req, o, typed, (size_t)len, why, why_size);
+		r = try_key(req, o, typed, (size_t)len, false, why, why_size);
 		if (r == 0)
 			cache_add(typed, (size_t)len);
 		else if (r == -EPERM && o->tries && attempt < o->tries)
@@ -492,7 +539,10 @@ int luks_open(const struct luks_request *req, char *why, size_t why_size)
 			LUKS_HELPER_PATH);
 		goto out;
 	}
-	r = check_header(req, why, why_size);
+	/* plain: a key file gives the key's bytes, keyfile-size= aside, as systemd reads it */
+	if (o.plain)
+		o.keyfile_size = (o.key_size_bits ? o.key_size_bits : 256) / 8;
+	r = check_header(req, &o, why, why_size);
 	if (r < 0)
 		goto out;
 	r = -ENOKEY;
@@ -509,7 +559,8 @@ int luks_open(const struct luks_request *req, char *why, size_t why_size)
 		if (r < 0 && r != -ENOKEY)
 			set_why(why, why_size, "%s", tpm_why);
 	}
-	if (r == -ENOKEY)
+	/* plain dm-crypt takes any passphrase: one typed for another volume is never tried */
+	if (r == -ENOKEY && !o.plain)
 		r = try_cached(req, &o, why, why_size);
 	if (r == -ENOKEY && o.headless)
 		set_why(why, why_size, "unable to unlock %s: headless is set and %s", req->prompt,

@@ -127,8 +127,6 @@ static void test_refused_words(void **state)
 		{ "bitlk", "BitLocker" },
 		{ "pkcs11-uri=auto", "PKCS#11" },
 		{ "fido2-device=auto", "FIDO2" },
-		{ "plain,cipher=aes-xts-plain64,size=512", "plain dm-crypt" },
-		{ "header=/etc/root.hdr", "detached" },
 	};
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
@@ -140,6 +138,38 @@ static void test_refused_words(void **state)
 	}
 	assert_int_equal(luks_options_parse("plainly,headers,keyscripts", &o, why, sizeof(why)), 0);
 	assert_string_equal(o.unknown, "plainly,headers,keyscripts");
+	(void)state;
+}
+
+/* Plain dm-crypt's words and a detached header: read, written back in canonical words; a
+ * key size that is no whole byte, a header with a device after it, and both together are
+ * malformed. */
+static void test_plain_and_header(void **state)
+{
+	char out[256];
+
+	assert_int_equal(luks_options_parse("plain,cipher=aes-xts-plain64,size=512,hash=sha256,"
+					    "offset=2048,skip=8,discard", &o, why, sizeof(why)), 0);
+	assert_true(o.plain);
+	assert_string_equal(o.cipher, "aes-xts-plain64");
+	assert_int_equal(o.key_size_bits, 512);
+	assert_string_equal(o.hash, "sha256");
+	assert_int_equal(o.offset, 2048);
+	assert_int_equal(o.skip, 8);
+	luks_options_format(&o, out, sizeof(out));
+	assert_string_equal(out, "discard,plain,cipher=aes-xts-plain64,size=512,hash=sha256,"
+				 "offset=2048,skip=8");
+	assert_int_equal(luks_options_parse("luks,header=/etc/keys/root.hdr", &o, why, sizeof(why)), 0);
+	assert_string_equal(o.header, "/etc/keys/root.hdr");
+	luks_options_format(&o, out, sizeof(out));
+	assert_string_equal(out, "header=/etc/keys/root.hdr");
+	assert_int_equal(luks_options_parse("plain,size=257", &o, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "multiple of 8"));
+	assert_int_equal(luks_options_parse("header=/root.hdr:UUID=1234", &o, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "header on another device"));
+	assert_int_equal(luks_options_parse("header=hdr.img", &o, why, sizeof(why)), -EINVAL);
+	assert_int_equal(luks_options_parse("plain,header=/h", &o, why, sizeof(why)), -EINVAL);
+	assert_int_equal(luks_options_parse("cipher=aes cbc", &o, why, sizeof(why)), -EINVAL);
 	(void)state;
 }
 
@@ -187,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_tpm2_words),
 		cmocka_unit_test(test_malformed_values),
 		cmocka_unit_test(test_refused_words),
+		cmocka_unit_test(test_plain_and_header),
 		cmocka_unit_test(test_unknown_words_are_cut_not_overflowed),
 		cmocka_unit_test(test_key_specs),
 	};

@@ -235,6 +235,35 @@ static void test_resume_through_an_entry(void **state)
 	(void)state;
 }
 
+/* Plain dm-crypt and a detached header: the device shows no LUKS header, the entry says how it
+ * opens; a partition no entry names that way is not opened. */
+static void test_plain_and_detached_header(void **state)
+{
+	struct fixture *f = fx_new();
+	size_t d = fx_disk(f, "/dev/vda", "gpt", "", false);
+	const struct plan_step *s;
+
+	fx_part(f, d, 1, T_LINUX, NULL, "plain", 0, "");
+	fx_part(f, d, 2, T_LINUX, NULL, "hdrdata", 0, "");
+	snprintf(fx_get(f, d, 1)->devpath, 64, "/dev/vda1");
+	snprintf(fx_get(f, d, 2)->devpath, 64, "/dev/vda2");
+	with_crypttab(f, "cplain PARTLABEL=plain none plain,cipher=aes-xts-plain64,size=512\n"
+			 "chdr PARTLABEL=hdrdata none luks,header=/etc/hdr.img\n");
+	want_ok(f, plan_with(f, "root=/dev/mapper/cplain"), 3);
+	s = want_step(f, 0, OP_UNLOCK, "PARTLABEL=plain", "/dev/mapper/cplain", "");
+	assert_string_equal(s->options, "plain,cipher=aes-xts-plain64,size=512");
+	assert_non_null(strstr(s->reason, "(plain dm-crypt)"));
+	want_step(f, 1, OP_MOUNT, "/dev/mapper/cplain", "/sysroot", "");
+	s = want_step(f, 2, OP_UNLOCK, "PARTLABEL=hdrdata", "/dev/mapper/chdr", "");
+	assert_string_equal(s->options, "header=/etc/hdr.img");
+	assert_non_null(strstr(s->reason, "its header in /etc/hdr.img"));
+	/* without the entries, the same partitions hold nothing to open */
+	f->machine.has_crypttab = false;
+	want_error(f, plan_with(f, "root=/dev/mapper/cplain"), -ENOENT, "root=/dev/mapper/cplain");
+	fx_free(f);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_mounts_take_the_entry_name),
 		cmocka_unit_test(test_closed_and_refused),
 		cmocka_unit_test(test_resume_through_an_entry),
+		cmocka_unit_test(test_plain_and_detached_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
