@@ -148,9 +148,9 @@ static const struct host_opt initramfs_opts[] = {
 		  "-o); exit 1 with a message when they are on a stack\n"
 		  "earlymount cannot assemble (multipath, firmware RAID, NFS,\n"
 		  "...): for the generators' hooks, which then stop" },
-	{ "crypttab", 0, "FILE", STRING(crypttab), IMPLIES(luks),
+	{ "crypttab", 0, "FILE", STRING(crypttab),
 	  .help = "the crypttab whose entries the boot opens, under their names\n"
-		  "(implies --luks): every entry, or with --host-only those of the\n"
+		  "(with --luks): every entry, or with --host-only those of the\n"
 		  "volumes under /, /usr and x-initrd.mount entries and those\n"
 		  "marked initramfs (--host-only's default: /etc/crypttab); a key\n"
 		  "file named by path goes in too, and the image is then mode 0600" },

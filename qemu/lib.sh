@@ -138,15 +138,15 @@ build_initramfs() { # ARCH [VARIANT]
 	# and a key file for rd.luks.key= (tests/fixtures/luks.key, the key of luks=file: disks)
 	luks-key) set -- "$1" --no-fsck --luks --add tests/fixtures/luks.key:/etc/earlymount/luks.key ;;
 	# LVM on LUKS as Debian's installer leaves it: the image's crypttab names the volume
-	crypttab-lvm) set -- "$1" --no-fsck --lvm --crypttab "$(crypttab_file crypttab-lvm)" ;;
+	crypttab-lvm) set -- "$1" --no-fsck --luks --lvm --crypttab "$(crypttab_file crypttab-lvm)" ;;
 	# a crypttab whose root entry names a key file, which goes into the image
-	crypttab-key) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-key)" ;;
+	crypttab-key) set -- "$1" --no-fsck --luks --crypttab "$(crypttab_file crypttab-key)" ;;
 	# a root whose LUKS header is a file of the image
-	crypttab-header) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-header)" ;;
+	crypttab-header) set -- "$1" --no-fsck --luks --crypttab "$(crypttab_file crypttab-header)" ;;
 	# a plain dm-crypt root
-	crypttab-plain) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-plain)" ;;
+	crypttab-plain) set -- "$1" --no-fsck --luks --crypttab "$(crypttab_file crypttab-plain)" ;;
 	# an encrypted swap to resume from, by the name crypttab gives it
-	crypttab-swap) set -- "$1" --no-fsck --crypttab "$(crypttab_file crypttab-swap)" ;;
+	crypttab-swap) set -- "$1" --no-fsck --luks --crypttab "$(crypttab_file crypttab-swap)" ;;
 	# and the German keymap (kbd's loadkeys, console-data's de-latin1), the default one
 	luks-de) set -- "$1" --no-fsck --luks --keymap de-latin1 ;;
 	# and a credential where systemd-stub puts the ESP's (/.extra/global_credentials), as if

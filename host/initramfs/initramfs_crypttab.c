@@ -4,7 +4,9 @@
  *   - --crypttab FILE alone: every entry of FILE the boot would open (a generator's hook
  *     passes what its generator chose already);
  *   - --host-only (FILE, else the host's /etc/crypttab): the entries of the dm-crypt volumes
- *     under /, /usr and the fstab's x-initrd.mount entries, and those marked "initramfs";
+ *     under /, /usr and the fstab's x-initrd.mount entries, and those marked "initramfs"; a
+ *     volume there that the file does not list, and whose name only a crypttab gives, stops
+ *     the build (the boot would not open it);
  *   - noauto entries and those with a random key (swap, /tmp) stay the real system's;
  *   - a key file named by path alone is copied in at that path, mode 0600, and the image is
  *     written 0600 too, with a warning, as initramfs-tools does; a key on another device
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "crypttab.h"
+#include "dps.h"
 #include "fileio.h"
 #include "initramfs.h"
 #include "log.h"
@@ -145,16 +148,50 @@ out:
 	return r;
 }
 
-/* The dm-crypt volumes under the host's mounts that the crypttab does not list: the boot
- * opens them only when the command line lists them. */
-static void warn_unlisted(const struct builder *b, const char *file, const struct crypttab *t)
+/* Whether the boot can give volume k its name without a crypttab: a discovered partition's
+ * role ("root", "usr", ...), luks-UUID of rd.luks.uuid=, or the running command line names its
+ * header. */
+static bool named_without_crypttab(const struct hostonly_crypt *k)
 {
-	for (size_t i = 0; i < b->n_host_crypt; i++)
-		if (!crypttab_find(t, b->host_crypt[i].name))
+	static char cmdline[4096];
+	char luks_name[sizeof("luks-") + sizeof(k->uuid)];
+
+	for (int role = 0; role < DPS_ROLE_MAX; role++)
+		if (streq(k->name, dps_role_name((enum dps_role)role)))
+			return true;
+	snprintf(luks_name, sizeof(luks_name), "luks-%s", k->uuid);
+	if (streq(k->name, luks_name))
+		return true;
+	if (!cmdline[0] && read_file_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
+		cmdline[0] = '\0';
+	return k->uuid[0] && strstr(cmdline, k->uuid);
+}
+
+/* The dm-crypt volumes under the host's mounts that the crypttab (NULL: none) does not list.
+ * One whose name only a crypttab gives (an installer's vda3_crypt) would not be opened as this
+ * system knows it: -EOPNOTSUPP, reported; the others are warned about. */
+static int check_unlisted(const struct builder *b, const char *file, const struct crypttab *t)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < b->n_host_crypt; i++) {
+		const struct hostonly_crypt *k = &b->host_crypt[i];
+
+		if (t && crypttab_find(t, k->name))
+			continue;
+		if (named_without_crypttab(k)) {
 			log_warn("%s is on the dm-crypt volume %s, which %s does not list: the boot opens "
-				 "it only when the command line lists it (rd.luks.uuid=%s)",
-				 b->host_crypt[i].where, b->host_crypt[i].name, file,
-				 b->host_crypt[i].uuid[0] ? b->host_crypt[i].uuid : "UUID");
+				 "it only when the command line lists it or discovery finds it",
+				 k->where, k->name, file ? file : "no crypttab");
+			continue;
+		}
+		r = -EOPNOTSUPP;
+		log_err("%s is on the dm-crypt volume %s, which %s does not list: the boot would not "
+			"open it, so no image is written; add its entry to %s (%s UUID=%s none luks)",
+			k->where, k->name, file ? file : "no crypttab of this host",
+			file ? file : "/etc/crypttab", k->name, k->uuid[0] ? k->uuid : "...");
+	}
+	return r;
 }
 
 static int read_crypttab(const char *file, struct crypttab *t)
@@ -189,8 +226,13 @@ int initramfs_choose_crypttab(struct builder *b)
 	bool take;
 	int r = 0;
 
-	/* --host-only without a crypttab of the host's: no volume to name */
-	if (!file && (!b->host_only || access("/etc/crypttab", F_OK) < 0))
+	/* --host-only without a crypttab of the host's: no volume to name, but those its mounts
+	 * lie on must be ones the boot opens all the same */
+	if (!file && b->host_only && access("/etc/crypttab", F_OK) < 0) {
+		r = check_unlisted(b, NULL, NULL);
+		goto out;
+	}
+	if (!file && !b->host_only)
 		goto out;
 	if (!file)
 		file = "/etc/crypttab";
@@ -205,7 +247,7 @@ int initramfs_choose_crypttab(struct builder *b)
 			put_entry(out, &t->entries[i]);
 	}
 	if (r == 0 && b->host_only)
-		warn_unlisted(b, file, t);
+		r = check_unlisted(b, file, t);
 	if (r == 0 && b->crypttab_names.n && !b->luks && !b->print_crypttab) {
 		r = -EINVAL;
 		log_err("%s opens %s at boot: pass --luks, so that the image can unlock it", file,

@@ -185,6 +185,13 @@ install() {
         fi
         dinfo "earlymount: /etc/crypttab in the image: its volumes are opened at boot"
     fi
+    local tab=${initdir}/etc/crypttab
+    [[ -s $tab ]] || tab=/dev/null
+    earlymount_host_stacks || return 1
+    if earlymount_needs_has luks && ! earlymount_crypttab_covers "$(earlymount_host_command "$bin")" "$tab"; then
+        dfatal "earlymount: the image would not open the volume / or /usr is on (above): no image is written; list it in /etc/crypttab"
+        return 1
+    fi
     for stack in lvm md; do
         r=0
         earlymount_stack $stack || r=$?
