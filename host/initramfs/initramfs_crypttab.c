@@ -4,7 +4,8 @@
  *   - --crypttab FILE alone: every entry of FILE the boot would open (a generator's hook
  *     passes what its generator chose already);
  *   - --host-only (FILE, else the host's /etc/crypttab): the entries of the dm-crypt volumes
- *     under /, /usr and the fstab's x-initrd.mount entries, and those marked "initramfs"; a
+ *     under /, /usr and the fstab's x-initrd.mount entries, the resume device's (resume= of
+ *     the running command line), and those marked "initramfs"; a
  *     volume there that the file does not list, and whose name only a crypttab gives, stops
  *     the build (the boot would not open it);
  *   - noauto entries and those with a random key (swap, /tmp) stay the real system's;
@@ -122,13 +123,32 @@ out:
 	return r;
 }
 
+/* Whether the running command line's resume= names e's volume (resume=/dev/mapper/NAME), as
+ * cryptsetup-initramfs takes the resume device's entry. */
+static bool resumes_from(const struct crypttab_entry *e)
+{
+	static char cmdline[4096];
+	char word[sizeof("resume=" DM_MAPPER_DIR "/") + sizeof(e->name)];
+	const char *at;
+	size_t n;
+
+	if (!cmdline[0] && read_file_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
+		return false;
+	n = (size_t)snprintf(word, sizeof(word), "resume=" DM_MAPPER_DIR "/%s", e->name);
+	for (at = strstr(cmdline, word); at; at = strstr(at + 1, word))
+		if ((at == cmdline || at[-1] == ' ') && (!at[n] || at[n] == ' ' || at[n] == '\n'))
+			return true;
+	return false;
+}
+
 /* Whether the image gets e; a refused entry that it would get is an error. */
 static int choose_entry(struct builder *b, const char *file, const struct crypttab_entry *e,
 			bool *take)
 {
 	int r = 0;
 
-	*take = !b->host_only || under_host_mount(b, e->name) || marked_initramfs(e);
+	*take = !b->host_only || under_host_mount(b, e->name) || marked_initramfs(e) ||
+		resumes_from(e);
 	if (!*take)
 		goto out;
 	if (e->use == CRYPTTAB_NOAUTO || e->use == CRYPTTAB_REAL) {
