@@ -94,7 +94,8 @@ static int add_entry(struct planner *p, const struct crypttab_entry *e, bool nar
 		if (l->volumes[d].options)
 			v->options = l->volumes[d].options;
 	}
-	if (e->use == CRYPTTAB_REFUSED)
+	/* options the command line replaced are checked as such; a bad key field when used */
+	if (e->use == CRYPTTAB_REFUSED && v->options == e->options)
 		r = plan_fail(p, -EOPNOTSUPP, "%s: %s (or boot with rd.luks.crypttab=no)",
 			      plan_volume_origin(v, origin, sizeof(origin)), e->why);
 out:

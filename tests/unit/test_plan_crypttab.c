@@ -205,6 +205,10 @@ static void test_closed_and_refused(void **state)
 	assert_non_null(strstr(f->plan.error, "rd.luks.crypttab=no"));
 	assert_int_equal(listed(f, "rd.luks.uuid=" LUKS_B), 0);
 	assert_int_equal(f->plan.n_steps, 1);
+	/* the command line's options in place of the entry's: those are what is checked */
+	assert_int_equal(listed(f, "rd.luks.options=" LUKS_A "=discard"), 0);
+	assert_int_equal(f->plan.n_steps, 2);
+	assert_string_equal(f->plan.steps[0].options, "discard");
 	fx_free(f);
 	(void)state;
 }
