@@ -10,6 +10,7 @@
 #include "pcr_phase.h"
 #include "luks_open.h"
 #include "switchroot.h"
+#include "udev_db.h"
 #include "util.h"
 
 /* How long the handoff waits for module loads still running (see finish_module_loads()). */
@@ -65,6 +66,8 @@ int boot_handoff(struct boot *b)
 	boot_release_held(b, new_root_has_udev() ? HELD_FORGET : HELD_LOAD_DEVICES);
 	finish_module_loads(b);
 	credentials_import(&b->opts, &b->modules);
+	/* the real udev takes the device-mapper devices as set up, not as half made */
+	udev_db_record_dm();
 	/* the last thing before the switch, as systemd's initrd-switch-root ordering has it */
 	pcr_phase_measure("leave-initrd");
 	devices_close(&b->devices);
