@@ -20,7 +20,7 @@ BOOTS     := deps all $(PROBES)
 CHECK_STEPS := check-qemu-x86_64 check-qemu-aarch64 debian-trees-aarch64 debian-trees-x86_64 check-unit check-uefi \
 	check-musl-boot check-hooks check-plan check-valgrind check-fuzz check-leaks check-tpm2 \
 	check-man check-layers check-musl check-luks check-qemu-command check-hostonly check-deb \
-	check-realsys check-deb-boot check-deb-lvm
+	check-realsys check-deb-boot check-deb-lvm check-deb-crypt
 # One job more than cores: a step's VM that waits (a guest that must time out, a disk being
 # written) leaves its core to the spare job (at one job a core, the run used 171 % of two).
 CHECK_JOBS ?= $(shell echo $$(($(NPROC) + 1)))
@@ -135,7 +135,7 @@ check-hostonly: $(BOOTS)
 # step boots on it, started first.
 DEB_BOOT_ARCHES ?= $(ARCHES)
 debian_flavours = $(if $(filter $(1),$(or $(QEMU_ARCHES),$(ARCHES))),default) \
-	$(if $(filter $(1),$(DEB_BOOT_ARCHES)),kernel) $(if $(filter $(1),$(HOST_ARCH)),dracut lvm)
+	$(if $(filter $(1),$(DEB_BOOT_ARCHES)),kernel) $(if $(filter $(1),$(HOST_ARCH)),dracut lvm crypt)
 .PHONY: $(foreach a,$(ARCHES),debian-trees-$(a))
 $(foreach a,$(ARCHES),debian-trees-$(a)): debian-trees-%: deps
 	@$(call step,debian-trees-$*) sh -c 'for f in $(call debian_flavours,$*); do \
@@ -159,3 +159,10 @@ check-deb-boot: deb $(call after,$(foreach a,$(DEB_BOOT_ARCHES),debian-trees-$(a
 # tests/deb/lvm-boot).
 check-deb-lvm: deb $(call after,debian-trees-$(HOST_ARCH))
 	@$(call step,deb-lvm) sh tests/deb/lvm-boot $(BUILD)
+
+# A Debian system on the installer's encrypted LVM layout (ESP, /boot, vda3_crypt holding
+# debian-vg/root and swap_1, its crypttab, no rd.luks on the command line) boots through
+# cryptroot, turns earlymount on with its own update-initramfs, and boots through it to
+# `running`, asked the passphrase once (x86-64; tests/deb/crypt-boot).
+check-deb-crypt: deb $(BUILD)/$(HOST_ARCH)/btrfs-subvol $(call after,debian-trees-$(HOST_ARCH))
+	@$(call step,deb-crypt) sh tests/deb/crypt-boot $(BUILD)
