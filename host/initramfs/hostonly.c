@@ -3,6 +3,7 @@
  * through the target kernel's alias index (the host may have built in what the image's
  * kernel has as a module), a filesystem by its "fs-TYPE" alias, as request_module asks. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "lvm_names.h"
 #include "md_rules.h"
 #include "util.h"
+#include "uuid.h"
 
 /* What a filesystem needs at mount time besides its own module, that the kernel would load
  * through modprobe, which the initramfs lacks: vfat's codepage and its default iocharset
@@ -132,9 +134,15 @@ static void add_crypt(const struct hostonly_mount *m, const struct hostonly_devi
 	COPY_STR(k->name, d->dm_name);
 	COPY_STR(k->where, m->where);
 	hex = luks ? strchr(luks, '-') : NULL;
-	if (hex && strspn(hex + 1, "0123456789abcdefABCDEF") == 32)
-		snprintf(k->uuid, sizeof(k->uuid), "%.8s-%.4s-%.4s-%.4s-%.12s", hex + 1, hex + 9,
-			 hex + 13, hex + 17, hex + 21);
+	if (hex && strlen(hex + 1) > 32 && hex[33] == '-') {
+		char digits[33];
+		uint8_t id[16];
+
+		memcpy(digits, hex + 1, 32);
+		digits[32] = '\0';
+		if (id128_parse(digits, id) == 0)
+			uuid_format(id, k->uuid);
+	}
 }
 
 static int add_dm(const struct hostonly_mount *m, const struct hostonly_device *d,

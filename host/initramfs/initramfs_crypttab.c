@@ -123,17 +123,27 @@ out:
 	return r;
 }
 
+/* The running kernel's command line, read once ("" when it cannot be). */
+static const char *host_cmdline(void)
+{
+	static char cmdline[4096];
+	static bool read;
+
+	if (!read && read_file_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
+		cmdline[0] = '\0';
+	read = true;
+	return cmdline;
+}
+
 /* Whether the running command line's resume= names e's volume (resume=/dev/mapper/NAME), as
  * cryptsetup-initramfs takes the resume device's entry. */
 static bool resumes_from(const struct crypttab_entry *e)
 {
-	static char cmdline[4096];
+	const char *cmdline = host_cmdline();
 	char word[sizeof("resume=" DM_MAPPER_DIR "/") + sizeof(e->name)];
 	const char *at;
 	size_t n;
 
-	if (!cmdline[0] && read_file_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
-		return false;
 	n = (size_t)snprintf(word, sizeof(word), "resume=" DM_MAPPER_DIR "/%s", e->name);
 	for (at = strstr(cmdline, word); at; at = strstr(at + 1, word))
 		if ((at == cmdline || at[-1] == ' ') && (!at[n] || at[n] == ' ' || at[n] == '\n'))
@@ -173,7 +183,6 @@ out:
  * header. */
 static bool named_without_crypttab(const struct hostonly_crypt *k)
 {
-	static char cmdline[4096];
 	char luks_name[sizeof("luks-") + sizeof(k->uuid)];
 
 	for (int role = 0; role < DPS_ROLE_MAX; role++)
@@ -182,9 +191,7 @@ static bool named_without_crypttab(const struct hostonly_crypt *k)
 	snprintf(luks_name, sizeof(luks_name), "luks-%s", k->uuid);
 	if (streq(k->name, luks_name))
 		return true;
-	if (!cmdline[0] && read_file_at(AT_FDCWD, "/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
-		cmdline[0] = '\0';
-	return k->uuid[0] && strstr(cmdline, k->uuid);
+	return k->uuid[0] && strstr(host_cmdline(), k->uuid);
 }
 
 /* The dm-crypt volumes under the host's mounts that the crypttab (NULL: none) does not list.
