@@ -88,7 +88,7 @@ static const struct luks_word_name {
 	{ "hash", WORD_HASH, VALUE_NAME },
 	{ "offset", WORD_OFFSET, VALUE_BYTES },
 	{ "skip", WORD_SKIP, VALUE_BYTES },
-	/* a detached LUKS header, a file of the image */
+	/* a detached LUKS header: a file of the image, or PATH:DEVICE on another device */
 	{ "header", WORD_HEADER, VALUE_PATH },
 	/* a token says itself whether it wants a PIN; systemd reads this word only when it
 	 * unseals a key given outside the header, which earlymount does not */
@@ -225,6 +225,22 @@ static void unknown_add(struct luks_options *o, const char *w, size_t len)
 			 (int)len, w);
 }
 
+/* header=PATH[:DEVICE]: an absolute path, more than "/", that fits its field */
+static int check_path(const char *v, size_t len)
+{
+	char path[sizeof(((struct luks_options *)0)->header)];
+	char device[sizeof(((struct luks_options *)0)->header_device)];
+	char spec[sizeof(path) + sizeof(device)];
+	int r = len < sizeof(spec) ? 0 : -EINVAL;
+
+	if (r == 0) {
+		memcpy(spec, v, len);
+		spec[len] = '\0';
+		r = luks_key_parse(spec, path, sizeof(path), device, sizeof(device));
+	}
+	return r == 0 && path[1] ? 0 : -EINVAL;
+}
+
 static int parse_value(const struct luks_word_name *f, const char *v, size_t len, uint64_t *n)
 {
 	char text[64];
@@ -288,10 +304,7 @@ static int parse_value(const struct luks_word_name *f, const char *v, size_t len
 			    : -EINVAL;
 		break;
 	case VALUE_PATH: /* taken by luks_options_parse() */
-		r = v && len > 1 && len < sizeof(((struct luks_options *)0)->header) && v[0] == '/' &&
-				    !memchr(v, ':', len)
-			    ? 0
-			    : -EINVAL;
+		r = v ? check_path(v, len) : -EINVAL;
 		break;
 	case VALUE_SPAN:
 		if (v && len < sizeof(text)) {
@@ -342,12 +355,15 @@ static void apply_word(struct luks_options *o, enum luks_word id, uint64_t n)
  * checked that it fits. */
 static void set_text(struct luks_options *o, enum luks_word id, const char *v, size_t len)
 {
-	char *field = id == WORD_CIPHER ? o->cipher : id == WORD_HASH ? o->hash : o->header;
-	size_t size = id == WORD_CIPHER ? sizeof(o->cipher)
-		      : id == WORD_HASH ? sizeof(o->hash)
-					: sizeof(o->header);
+	char text[sizeof(o->header) + sizeof(o->header_device)];
 
-	snprintf(field, size, "%.*s", (int)len, v);
+	snprintf(text, sizeof(text), "%.*s", (int)len, v);
+	if (id == WORD_HEADER)
+		(void)luks_key_parse(text, o->header, sizeof(o->header), o->header_device,
+				     sizeof(o->header_device));
+	else
+		(void)copy_str(id == WORD_CIPHER ? o->cipher : o->hash,
+			       id == WORD_CIPHER ? sizeof(o->cipher) : sizeof(o->hash), text);
 }
 
 /* What plain dm-crypt needs to make its key: a size in whole bytes, and a header is LUKS's. */
@@ -398,9 +414,8 @@ int luks_options_parse(const char *text, struct luks_options *o, char *why, size
 					: f->value == VALUE_BANKS ? "banks joined by ':' expected ("
 								    TPM2_BANK_NAMES ")"
 					: f->value == VALUE_NAME ? "a cipher's or hash's name expected"
-					: f->value == VALUE_PATH ? "an absolute path of the image expected "
-								   "(a header on another device is not "
-								   "read)"
+					: f->value == VALUE_PATH ? "an absolute path expected, of the image "
+								   "or PATH:DEVICE on another device"
 					: "a number expected");
 			else
 				apply_word(o, f->id, n);
@@ -487,7 +502,8 @@ void luks_options_format(const struct luks_options *o, char *out, size_t size)
 	if (o->skip)
 		ADD("%sskip=%" PRIu64, used ? "," : "", o->skip);
 	if (o->header[0])
-		ADD("%sheader=%s", used ? "," : "", o->header);
+		ADD("%sheader=%s%s%s", used ? "," : "", o->header, o->header_device[0] ? ":" : "",
+		    o->header_device);
 #undef ADD
 }
 

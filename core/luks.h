@@ -41,7 +41,10 @@ struct luks_options {
 	char hash[64];
 	uint64_t offset;
 	uint64_t skip;
-	char header[64 * 2];     /* header=: a detached LUKS header, a file of the image */
+	/* header=PATH[:DEVICE]: a detached LUKS header, a file of the image, or of the
+	 * filesystem on DEVICE (a device spec: /dev path, UUID=, LABEL=, …) when given */
+	char header[64 * 2];
+	char header_device[64 * 2];
 	char unknown[128];       /* words not known, comma-separated, for a note */
 };
 

@@ -132,8 +132,8 @@ static void unlock_reason(struct plan_step *step, const struct unlock_want *w,
 	struct luks_options o;
 
 	if (v && v->raw && luks_options_parse(step->options, &o, kind, sizeof(kind)) == 0)
-		snprintf(kind, sizeof(kind), o.plain ? "plain dm-crypt" : "LUKS, its header in %.160s",
-			 o.header);
+		snprintf(kind, sizeof(kind), o.plain ? "plain dm-crypt" : "LUKS, its header in %.128s%s%.128s",
+			 o.header, o.header_device[0] ? " on " : "", o.header_device);
 	else
 		snprintf(kind, sizeof(kind), "LUKS %s", w->part->fsuuid);
 	if (v && v->entry && !w->listed)

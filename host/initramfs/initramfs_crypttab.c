@@ -12,7 +12,8 @@
  *   - a key file named by path alone is copied in at that path, mode 0600, and the image is
  *     written 0600 too, with a warning, as initramfs-tools does; a key on another device
  *     (PATH:DEVICE) stays there;
- *   - a detached LUKS header (header=PATH) is copied in at its path. */
+ *   - a detached LUKS header (header=PATH) is copied in at its path; one on another device
+ *     (header=PATH:DEVICE) is read from there at boot. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -109,8 +110,9 @@ static int take_header(struct builder *b, const char *file, const struct cryptta
 	struct stat st;
 	int r = 0;
 
+	/* a header on another device (header=PATH:DEVICE) is read there at boot */
 	if (b->print_crypttab || luks_options_parse(e->options, &o, why, sizeof(why)) < 0 ||
-	    !o.header[0])
+	    !o.header[0] || o.header_device[0])
 		goto out;
 	if (stat(o.header, &st) < 0 || !S_ISREG(st.st_mode)) {
 		r = -ENOENT;

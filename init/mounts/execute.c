@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "fsck.h"
 #include "log.h"
+#include "luks.h"
 #include "luks_helper.h"
 #include "luks_open.h"
 #include "mountopts.h"
@@ -301,6 +302,9 @@ static int op_unlock(const struct plan_step *s, struct execute_ctx *ctx)
 	static bool modules_loaded;
 	char dev[PATH_MAX];
 	char key_dev[PATH_MAX] = "";
+	char header_dev[PATH_MAX] = "";
+	struct luks_options o;
+	char ignored[8];
 	int r = resolve_device(s->source, s->part, ctx->disks, dev, sizeof(dev), NULL);
 
 	if (r < 0) {
@@ -312,11 +316,17 @@ static int op_unlock(const struct plan_step *s, struct execute_ctx *ctx)
 	if (s->key_device[0] && resolve_device(s->key_device, NULL, ctx->disks, key_dev,
 					       sizeof(key_dev), NULL) < 0)
 		COPY_STR(key_dev, s->key_device);
+	/* so is the device of a detached header (header=PATH:DEVICE); luks_open() says what is
+	 * wrong with the options */
+	if (luks_options_parse(s->options, &o, ignored, sizeof(ignored)) == 0 &&
+	    o.header_device[0] &&
+	    resolve_device(o.header_device, NULL, ctx->disks, header_dev, sizeof(header_dev), NULL) < 0)
+		COPY_STR(header_dev, o.header_device);
 	for (size_t i = 0; !modules_loaded && ctx->load_module && i < ARRAY_SIZE(luks_modules); i++)
 		ctx->load_module(luks_modules[i], ctx->data);
 	modules_loaded = true;
 	r = luks_open(&(struct luks_request){ mapper_name(s->target), dev, s->options, s->key_file,
-					      key_dev, s->prompt, ctx->ensure_fs, ctx->data,
+					      key_dev, header_dev, s->prompt, ctx->ensure_fs, ctx->data,
 					      ctx->watch, s->part ? s->part->luks_tpm2 : 1,
 					      s->identity, s->discovered, ctx->tpm2_wait },
 		      ctx->why, sizeof(ctx->why));

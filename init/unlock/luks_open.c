@@ -17,6 +17,7 @@
 
 #include "ask_password.h"
 #include "child.h"
+#include "file_device.h"
 #include "fileio.h"
 #include "log.h"
 #include "luks.h"
@@ -24,12 +25,14 @@
 #include "luks_key.h"
 #include "luks_measure.h"
 #include "node_wait.h"
+#include "paths.h"
 #include "tpm2_measure.h"
 #include "luks_open.h"
 #include "timing.h"
 #include "util.h"
 
 #define HELPER_MESSAGE 256
+#define HEADER_MOUNT EARLYMOUNT_RUN "/header-device"
 #define HELPER_OUTPUT 1024 /* the message, and the measurement line (luks_helper.h) */
 #define CACHED_MAX 4
 
@@ -523,14 +526,43 @@ static int ask_until_open(const struct luks_request *req, const struct luks_opti
 	return r;
 }
 
+/* header=PATH:DEVICE: DEVICE mounted read-only for the time of the unlock, o->header then
+ * the path under it. */
+static int mount_header_device(const struct luks_request *req, struct luks_options *o,
+			       char *why, size_t why_size)
+{
+	const char *device = req->header_device && req->header_device[0] ? req->header_device
+									  : o->header_device;
+	char path[sizeof(o->header)];
+	int r = (size_t)snprintf(path, sizeof(path), "%s%s", HEADER_MOUNT, o->header) < sizeof(path)
+			? 0
+			: -ENAMETOOLONG;
+
+	if (r < 0)
+		set_why(why, why_size, "%s: the header path %s is too long", req->prompt, o->header);
+	else
+		r = file_device_mount(device, o->keyfile_timeout_sec, HEADER_MOUNT, "header",
+				      req->ensure_fs, req->data, why, why_size);
+	if (r == 0)
+		memcpy(o->header, path, sizeof(path));
+	return r;
+}
+
 int luks_open(const struct luks_request *req, char *why, size_t why_size)
 {
 	struct luks_options o;
 	char key_why[256] = "", tpm_why[320] = "";
+	bool header_mounted = false;
 	int r = luks_options_parse(req->options, &o, why, why_size);
 
 	if (r < 0)
 		goto out;
+	if (o.header_device[0]) {
+		r = mount_header_device(req, &o, why, why_size);
+		if (r < 0)
+			goto out;
+		header_mounted = true;
+	}
 	o.tpm2_measure_pcr = luks_measure_pcr(&o, req->identity, req->prompt);
 	if (access(LUKS_HELPER_PATH, X_OK) < 0) {
 		r = -ENOENT;
@@ -568,5 +600,7 @@ int luks_open(const struct luks_request *req, char *why, size_t why_size)
 	else if (r == -ENOKEY)
 		r = ask_until_open(req, &o, why, why_size);
 out:
+	if (header_mounted)
+		file_device_umount(HEADER_MOUNT);
 	return r;
 }

@@ -13,6 +13,9 @@ struct luks_request {
 	const char *options;    /* crypttab's words (luks.h), as the plan gives them */
 	const char *key_file;   /* "" or NULL: ask */
 	const char *key_device; /* the device spec key_file is on; "" or NULL: the initramfs */
+	/* the node (or spec) of the device a detached header is on (header=PATH:DEVICE), as the
+	 * executor found it; "" or NULL: header= names a file of the image, or none */
+	const char *header_device;
 	const char *prompt;     /* what the passphrase prompt names */
 	/* loads the module of a filesystem (the key device's); may be NULL */
 	int (*ensure_fs)(const char *fstype, void *data);

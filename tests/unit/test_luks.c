@@ -141,9 +141,9 @@ static void test_refused_words(void **state)
 	(void)state;
 }
 
-/* Plain dm-crypt's words and a detached header: read, written back in canonical words; a
- * key size that is no whole byte, a header with a device after it, and both together are
- * malformed. */
+/* Plain dm-crypt's words and a detached header, of the image or on another device: read,
+ * written back in canonical words; a key size that is no whole byte, a relative header, a
+ * header that is "/" alone, and plain with a header are malformed. */
 static void test_plain_and_header(void **state)
 {
 	char out[256];
@@ -165,9 +165,17 @@ static void test_plain_and_header(void **state)
 	assert_string_equal(out, "header=/etc/keys/root.hdr");
 	assert_int_equal(luks_options_parse("plain,size=257", &o, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "multiple of 8"));
-	assert_int_equal(luks_options_parse("header=/root.hdr:UUID=1234", &o, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "header on another device"));
+	assert_string_equal(o.header_device, "");
+	assert_int_equal(luks_options_parse("header=/keys/root.hdr:LABEL=stick,discard", &o, why,
+					    sizeof(why)), 0);
+	assert_string_equal(o.header, "/keys/root.hdr");
+	assert_string_equal(o.header_device, "LABEL=stick");
+	assert_true(o.discard);
+	luks_options_format(&o, out, sizeof(out));
+	assert_string_equal(out, "discard,header=/keys/root.hdr:LABEL=stick");
 	assert_int_equal(luks_options_parse("header=hdr.img", &o, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "PATH:DEVICE"));
+	assert_int_equal(luks_options_parse("header=/:UUID=1234", &o, why, sizeof(why)), -EINVAL);
 	assert_int_equal(luks_options_parse("plain,header=/h", &o, why, sizeof(why)), -EINVAL);
 	assert_int_equal(luks_options_parse("cipher=aes cbc", &o, why, sizeof(why)), -EINVAL);
 	(void)state;
