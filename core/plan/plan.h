@@ -163,6 +163,8 @@ struct plan {
  *              partition of its GPT (never another picked in its place; a damaged ESP,
  *              XBOOTLDR or swap is only left out, with a note)
  *   -EINVAL    contradictory options, or a value too long for the plan's fields
+ *   -EOPNOTSUPP the image or the root asks for what earlymount does not do: a crypttab entry
+ *              with a refused option (keyscript=, tcrypt, …), /usr from a network filesystem
  *   -E2BIG     more steps than the plan holds (notes past PLAN_MAX_NOTES are summed up in
  *              the last one: an overflow of explanations never stops a boot) */
 int plan_build(const struct plan_input *in, struct plan *plan);

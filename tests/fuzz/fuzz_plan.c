@@ -4,10 +4,14 @@
  * that speaks of a partition names its disk (tests/unit/plan_refusal.h).
  *
  * Input layout: two bytes give the length L of the command line, which is the last L bytes;
- * the bytes before it describe the machine and the disks (see decode_*). */
+ * the bytes before it describe the machine and the disks (see decode_*), and last the
+ * image's crypttab: entries made of installers' names, the disks' UUIDs and the options the
+ * boot acts on, refuses or passes over, written out and read back by crypttab_parse(). */
 #include "cmdline.h"
+#include "crypttab.h"
 #include "dps.h"
 #include "fuzz.h"
+#include "luks.h"
 #include "uuid.h"
 
 #define MAX_DISKS 5
@@ -336,6 +340,16 @@ static bool mounted_later(const struct plan *plan, size_t i)
 	return mounted;
 }
 
+/* Whether an unlock's options open a device that shows no LUKS header: plain dm-crypt, or a
+ * detached header (a crypttab entry's). */
+static bool opens_without_header(const char *options)
+{
+	struct luks_options o;
+	char why[8];
+
+	return luks_options_parse(options, &o, why, sizeof(why)) == 0 && (o.plain || o.header[0]);
+}
+
 static void check_rules(const struct plan *plan, const struct disk_set *set,
 			const struct options *opts)
 {
@@ -349,7 +363,8 @@ static void check_rules(const struct plan *plan, const struct disk_set *set,
 		 * one rd.luks.uuid= only lists (no step mounts it) is opened as systemd-cryptsetup
 		 * opens it, for the real system to use as it says. */
 		if (s->op == OP_UNLOCK)
-			FUZZ_CHECK(s->part && strcmp(s->part->fstype, "crypto_LUKS") == 0 &&
+			FUZZ_CHECK(s->part && (strcmp(s->part->fstype, "crypto_LUKS") == 0 ||
+					       opens_without_header(s->options)) &&
 				   strncmp(s->target, "/dev/mapper/", 12) == 0 &&
 				   (!(s->part->flags & GPT_FLAG_READ_ONLY) || !disk_of(set, s->part) ||
 				    strcmp(disk_of(set, s->part)->pttype, "gpt") != 0 ||
@@ -392,6 +407,68 @@ static void check_rules(const struct plan *plan, const struct disk_set *set,
 	}
 }
 
+static const char *const ct_names[] = {
+	"cryptroot", "vda3_crypt", "dm_crypt-0", "root", "usr", "swap", "chdr",
+	"luks-f5000000-0000-4000-8000-000000000000", "bad/name", "-",
+};
+static const char *const ct_keys[] = {
+	"none", "-", "/etc/keys/root.key", "/root.key:LABEL=usb", "/dev/urandom", "rel.key",
+	"/k:UUID=f5000001-0000-4000-8000-000000000000", "/dev/random",
+};
+static const char *const ct_options[] = {
+	"luks,discard", "", "noauto", "nofail", "swap,cipher=aes-xts-plain64,size=256", "plain",
+	"plain,cipher=aes-xts-plain64,size=512,hash=sha256,offset=8,skip=8", "header=/etc/hdr.img",
+	"luks,header=/hdr:LABEL=usb", "keyscript=/bin/cat", "tries=0,readonly", "tpm2-device=auto",
+	"luks,initramfs", "x-initrd.attach,discard", "tries=many", "plain,header=/h", "size=257,plain",
+	"tcrypt", "keyfile-timeout=5s,keyfile-size=32", "luks,noauto,nofail",
+};
+
+/* An entry's device: a partition's filesystem UUID, PARTUUID or PARTLABEL, a path, or
+ * anything. */
+static void ct_device(struct fuzz_reader *r, const struct disk_set *set, char *out, size_t size)
+{
+	uint8_t how = fuzz_u8(r), which = fuzz_u8(r);
+	const struct part *part = NULL;
+	size_t seen = 0;
+
+	for (size_t d = 0; d < set->n && !part; d++)
+		for (size_t i = 0; i < set->disks[d].n_parts && !part; i++)
+			if (seen++ == which)
+				part = &set->disks[d].parts[i];
+	if (part && how < 96)
+		snprintf(out, size, "UUID=%s", part->fsuuid);
+	else if (part && how < 144)
+		snprintf(out, size, "PARTUUID=%s", part->partuuid);
+	else if (part && how < 176)
+		snprintf(out, size, "PARTLABEL=%s", part->label);
+	else if (part && how < 208)
+		snprintf(out, size, "%s", part->devpath);
+	else
+		fuzz_raw_string(r, out, size);
+}
+
+/* The image's crypttab, as text: crypttab_parse() reads it as PID 1 reads the file. */
+static void decode_crypttab(struct fuzz_reader *r, const struct disk_set *set, struct machine *m)
+{
+	static char text[CRYPTTAB_MAX_ENTRIES * 4 * (CRYPTTAB_FIELD + 2)];
+	uint8_t how = fuzz_u8(r);
+	size_t n = how % (CRYPTTAB_MAX_ENTRIES + 3), len = 0;
+
+	m->has_crypttab = how >= 128;
+	for (size_t i = 0; m->has_crypttab && i < n; i++) {
+		char device[CRYPTTAB_FIELD];
+
+		ct_device(r, set, device, sizeof(device));
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %s %s %s\n",
+					PICK(r, ct_names), device[0] ? device : "none", PICK(r, ct_keys),
+					PICK(r, ct_options));
+		if (len >= sizeof(text))
+			len = sizeof(text) - 1;
+	}
+	if (m->has_crypttab)
+		crypttab_parse(text, len, &m->crypttab);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_reader r = { data, size, 0 };
@@ -426,6 +503,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	decode_machine(&r, &set, &machine);
 	in.failed = failed;
 	in.n_failed = decode_failures(&r, &set, failed);
+	decode_crypttab(&r, &set, &machine);
 
 	ret = plan_build(&in, plan);
 	/* Printed first: with FUZZ_VERBOSE=1 a broken invariant comes with the plan. */
