@@ -53,23 +53,24 @@ static const struct role_info {
 	bool no_auto;   /* bit 63 honoured */
 	bool read_only; /* bit 60 honoured */
 	bool mounted;   /* discovery mounts (or swaps on) it: its filesystem is worth a probe */
+	bool grow_fs;   /* bit 59 honoured */
 } roles[DPS_ROLE_MAX] = {
-	[DPS_ROOT] = { "root", true, true, true },
-	[DPS_USR] = { "usr", true, true, true },
-	[DPS_ROOT_VERITY] = { "root-verity", true, true, false },
-	[DPS_USR_VERITY] = { "usr-verity", true, true, false },
-	[DPS_ROOT_VERITY_SIG] = { "root-verity-sig", true, true, false },
-	[DPS_USR_VERITY_SIG] = { "usr-verity-sig", true, true, false },
-	[DPS_ESP] = { "esp", false, false, true },
-	[DPS_XBOOTLDR] = { "xbootldr", true, true, true },
-	[DPS_SWAP] = { "swap", true, false, true },
-	[DPS_HOME] = { "home", true, true, true },
-	[DPS_SRV] = { "srv", true, true, true },
-	[DPS_VAR] = { "var", true, true, true },
-	[DPS_TMP] = { "tmp", true, true, true },
+	[DPS_ROOT] = { "root", true, true, true, true },
+	[DPS_USR] = { "usr", true, true, true, true },
+	[DPS_ROOT_VERITY] = { "root-verity", true, true, false, false },
+	[DPS_USR_VERITY] = { "usr-verity", true, true, false, false },
+	[DPS_ROOT_VERITY_SIG] = { "root-verity-sig", true, true, false, false },
+	[DPS_USR_VERITY_SIG] = { "usr-verity-sig", true, true, false, false },
+	[DPS_ESP] = { "esp", false, false, true, false },
+	[DPS_XBOOTLDR] = { "xbootldr", true, true, true, true },
+	[DPS_SWAP] = { "swap", true, false, true, false },
+	[DPS_HOME] = { "home", true, true, true, true },
+	[DPS_SRV] = { "srv", true, true, true, true },
+	[DPS_VAR] = { "var", true, true, true, true },
+	[DPS_TMP] = { "tmp", true, true, true, true },
 	/* systemd-homed's, and data partitions: for the real system to use, never discovery */
-	[DPS_USER_HOME] = { "user-home", false, false, false },
-	[DPS_LINUX_GENERIC] = { "linux-generic", false, false, false },
+	[DPS_USER_HOME] = { "user-home", false, false, false, false },
+	[DPS_LINUX_GENERIC] = { "linux-generic", false, false, false, false },
 };
 
 static const struct arch_info {
@@ -161,6 +162,11 @@ bool dps_role_honours_no_auto(enum dps_role role)
 bool dps_role_honours_read_only(enum dps_role role)
 {
 	return role > DPS_UNKNOWN && role < DPS_ROLE_MAX && roles[role].read_only;
+}
+
+bool dps_role_honours_grow_fs(enum dps_role role)
+{
+	return role > DPS_UNKNOWN && role < DPS_ROLE_MAX && roles[role].grow_fs;
 }
 
 bool dps_role_mounted(enum dps_role role)

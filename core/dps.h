@@ -68,6 +68,8 @@ const char *dps_role_name(enum dps_role role);
 /* Whether the spec gives bit 63 (no-auto) / bit 60 (read-only) a meaning for role. */
 bool dps_role_honours_no_auto(enum dps_role role);
 bool dps_role_honours_read_only(enum dps_role role);
+/* Bit 59 (grow-fs): root, usr, home, srv, var, tmp and XBOOTLDR. */
+bool dps_role_honours_grow_fs(enum dps_role role);
 /* Whether discovery mounts (or swaps on) partitions of this role. */
 bool dps_role_mounted(enum dps_role role);
 /* Filesystems the spec allows to be mounted automatically. */

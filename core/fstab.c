@@ -108,7 +108,8 @@ static void set_where(struct fstab_entry *e, const char *where)
 	snprintf(e->where, sizeof(e->where), "%.*s", (int)n, where);
 }
 
-/* Sorts the options: ro/rw, nofail, _netdev, x-initrd.mount, noauto noted; the kernel's kept. */
+/* Sorts the options: ro/rw, nofail, _netdev, x-initrd.mount, x-systemd.growfs, noauto noted;
+ * the kernel's kept. */
 static void set_options(struct fstab_entry *e, const char *options, bool *initrd, bool *noauto)
 {
 	size_t len = 0;
@@ -129,6 +130,8 @@ static void set_options(struct fstab_entry *e, const char *options, bool *initrd
 			e->nofail = true;
 		if (n == 7 && strncmp(s, "_netdev", 7) == 0)
 			e->network = true;
+		if (n == 16 && strncmp(s, "x-systemd.growfs", 16) == 0)
+			e->growfs = true;
 		if (n > 0 && !(n == 2 && (strncmp(s, "rw", 2) == 0 || strncmp(s, "ro", 2) == 0)) &&
 		    !in_list(s, n, userspace_words, ARRAY_SIZE(userspace_words)) &&
 		    strncmp(s, "x-", 2) != 0 && strncmp(s, "comment=", 8) != 0 &&

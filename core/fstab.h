@@ -21,6 +21,7 @@ struct fstab_entry {
 	int rw;                    /* the last of ro/rw: 1 rw, 0 ro, -1 neither */
 	bool nofail;
 	bool network;              /* _netdev, or a type that needs the network */
+	bool growfs;               /* x-systemd.growfs: grown to its device's size once mounted */
 	int passno;                /* the sixth field, 0 when absent */
 	unsigned line;             /* in the file, for messages */
 };

@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #define BEGIN "=== earlymount-probe begin ===\n"
@@ -290,6 +291,29 @@ static void emit_swaps(char *buf, size_t size)
 		emit("  (none)\n");
 }
 
+/* "sizes:" and, for each mount of a block device in /proc/self/mountinfo, "  MOUNTPOINT MiB":
+ * the filesystem's size as the kernel reports it (statfs), for first-boot growth. */
+static void emit_sizes(char *buf, size_t size)
+{
+	char *line, *save = NULL;
+
+	emit("sizes:\n");
+	if (read_file("/proc/self/mountinfo", buf, size) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char where[256], source[256];
+		const char *dash = strstr(line, " - ");
+		struct statfs st;
+
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %255s", where) != 1 ||
+		    sscanf(dash + 3, "%*s %255s", source) != 1 || strncmp(source, "/dev/", 5) != 0 ||
+		    statfs(where, &st) < 0)
+			continue;
+		emit("  %s %llu\n", where,
+		     (unsigned long long)st.f_blocks * (unsigned long long)st.f_bsize / (1024 * 1024));
+	}
+}
+
 static void emit_first_line(const char *key, const char *path, char *buf, size_t size)
 {
 	int r = read_file(path, buf, size);
@@ -434,6 +458,7 @@ static void report_build(int argc, char **argv)
 	emit("mountinfo:\n");
 	emit_lines("/proc/self/mountinfo", buf, sizeof(buf));
 	emit_swaps(buf, sizeof(buf));
+	emit_sizes(buf, sizeof(buf));
 	emit_credentials(buf, sizeof(buf));
 	emit_pcrs(buf, sizeof(buf));
 	emit("timings:\n");

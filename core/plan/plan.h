@@ -65,6 +65,11 @@ enum plan_op {
 	OP_ACTIVATE,  /* the logical volume target (/dev/mapper/VG-LV) of a volume group */
 	OP_ASSEMBLE,  /* the md array target (/dev/md/NAME, /dev/mdN) */
 	OP_SCAN,      /* the btrfs target (UUID=) over several devices */
+	/* Grow the filesystem (fstype: ext4, btrfs) mounted read-write on target from source
+	 * to the size of source, online, through the kernel's resize ioctls: GPT bit 59 (grow-fs)
+	 * of a discovered partition, x-systemd.growfs of an fstab entry. Once grown, a later boot
+	 * finds nothing to do. A failure is a warning. */
+	OP_GROWFS,
 	OP_MAX,
 };
 

@@ -154,6 +154,8 @@ static int add_entry(struct planner *p, const struct entry_source *src, const st
 		step->optional = e->nofail;
 		plan_step_reason(step, "%s: %s", what, src->marked);
 	}
+	if (r == 0 && e->growfs)
+		r = plan_add_growfs(p, step, "x-systemd.growfs");
 out:
 	return r > 0 ? 0 : r;
 }

@@ -270,6 +270,12 @@ int plan_format_options(struct planner *p, char *out, size_t size, const struct 
 int plan_merge_tmpfs_options(struct planner *p, const char *defaults, const char *user,
 			     char *out, size_t size, const char *target);
 
+/* plan_growfs.c: first-boot growth. Whether part asks for it (GPT bit 59 of a role that
+ * honours it); the growfs step after mount, asked_by naming why, or a note saying why not
+ * (a read-only mount, a type without online resize). */
+bool plan_part_grows(const struct disk *disk, const struct part *part);
+int plan_add_growfs(struct planner *p, const struct plan_step *mount, const char *asked_by);
+
 /* plan_steps.c: writing steps (and plan_op_name() of plan.h). */
 int plan_copy_field(struct planner *p, char *dst, size_t size, const char *src, const char *what);
 /* A device-mapper device made twice would make the second step fail at boot: 0 while no

@@ -137,6 +137,8 @@ int plan_add_root_mount(struct planner *p, const char *target, bool force_ro, co
 	step->norecovery_if_journalled = luks.unlocked && read_only;
 	mount_reason(step, "root", "root=", p->root_explicit ? opts->root : NULL, p->root,
 		     p->root_disk, device_kind(&p->root_verity, &luks));
+	if (!p->root_explicit && part == p->root && plan_part_grows(p->root_disk, p->root))
+		r = plan_add_growfs(p, step, "GPT bit 59 (grow-fs) of the root partition");
 out:
 	return r;
 }
@@ -210,6 +212,8 @@ int plan_add_usr_stage(struct planner *p)
 	step->norecovery_if_journalled = luks.unlocked && read_only;
 	mount_reason(step, "usr", p->usr_key, p->usr_explicit ? opts->usr : NULL, p->usr,
 		     p->usr_disk, device_kind(&p->usr_verity, &luks));
+	if (!p->usr_explicit && part == p->usr && plan_part_grows(p->usr_disk, p->usr))
+		r = plan_add_growfs(p, step, "GPT bit 59 (grow-fs) of the usr partition");
 out:
 	return r;
 }

@@ -225,6 +225,13 @@ static int add_role_mount(struct planner *p, const struct role_mount *rm, const 
 		goto out;
 	plan_step_reason(step, "%s: %sdiscovered partition %u of %s", dps_role_name(rm->role), through,
 			 part->number, p->disk->path);
+	if (!luks.unlocked && plan_part_grows(p->disk, part)) {
+		char asked[64];
+
+		snprintf(asked, sizeof(asked), "GPT bit 59 (grow-fs) of the %s partition",
+			 dps_role_name(rm->role));
+		r = plan_add_growfs(p, step, asked);
+	}
 	p->xbootldr_mounted = p->xbootldr_mounted || rm->role == DPS_XBOOTLDR;
 	p->discovered[rm->role] = part;
 out:

@@ -19,6 +19,7 @@ static const char *const plan_op_names[OP_MAX] = {
 	[OP_RESUME] = "resume",
 	[OP_SHARE] = "share",
 	[OP_ACTIVATE] = "activate", [OP_ASSEMBLE] = "assemble", [OP_SCAN] = "scan",
+	[OP_GROWFS] = "growfs",
 };
 
 const char *plan_op_name(enum plan_op op)

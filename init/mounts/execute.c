@@ -17,6 +17,7 @@
 #include "execute_skeleton.h"
 #include "fileio.h"
 #include "fsck.h"
+#include "growfs.h"
 #include "log.h"
 #include "luks.h"
 #include "luks_helper.h"
@@ -492,6 +493,18 @@ static int op_share(const struct plan_step *s, struct execute_ctx *ctx)
  * members appeared, before this plan could name the device (lvm_activate.c, md_assemble.c,
  * btrfs_scan.c). The step stands in the plan where it belongs in the order; a device that did
  * not come was the wait's to report. */
+static int op_growfs(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	char dev[PATH_MAX];
+	int r = execute_resolve_source(s, ctx->disks, dev, sizeof(dev), NULL);
+
+	if (r < 0)
+		why_set(ctx, "unable to grow %s: %s is not there", s->target, s->source);
+	else
+		r = growfs_mounted(s->target, dev, s->fstype, ctx->why, sizeof(ctx->why));
+	return r;
+}
+
 static int op_made_already(const struct plan_step *s, struct execute_ctx *ctx)
 {
 	return 0;
@@ -520,6 +533,7 @@ static const struct op_runner {
 	[OP_ACTIVATE] = { op_made_already },
 	[OP_ASSEMBLE] = { op_made_already },
 	[OP_SCAN] = { op_made_already },
+	[OP_GROWFS] = { op_growfs },
 };
 
 static bool op_is_skeleton(enum plan_op op)

@@ -13,6 +13,7 @@
 
 #define RO GPT_FLAG_READ_ONLY
 #define NO_AUTO GPT_FLAG_NO_AUTO
+#define GROW GPT_FLAG_GROWFS
 
 /* The volatile tmpfs options (systemd's limits) and the skeleton's length: whole, and the
  * part of it in /var (a volatile=state root). */
@@ -156,6 +157,33 @@ static const struct plan_case plan_cases[] = {
 	  .n_steps = 2 + SKEL_FULL,
 	  .steps = { { 0, OP_MOUNT, PU(0, 2), "/sysroot", "ext4", "rw,nodev" },
 		     { 1, OP_MOUNT, PU(0, 1), "/sysroot/boot", "vfat", FAT_RW } } },
+
+	/* First-boot growth: bit 59 grows what is mounted read-write, right after its mount, and
+	 * says why not otherwise (a read-only mount, a type without online resize); the ESP's
+	 * role does not honour the bit. */
+	{ "growfs: rw",
+	  .disks = { GPT("/disk.img", P(1, T_ESP, NULL, "esp", GROW, "vfat"),
+			 P(2, T_ROOT_X86_64, NULL, "root", GROW, "ext4"),
+			 P(3, T_SRV, NULL, "srv", GROW, "btrfs"), P(4, T_HOME, NULL, "home", GROW, "xfs")) },
+	  .cmdline = "rw",
+	  .n_steps = 6 + SKEL_FULL,
+	  .steps = { { 0, OP_MOUNT, PU(0, 2), "/sysroot", "ext4", "rw,nodev" },
+		     { 1, OP_GROWFS, PU(0, 2), "/sysroot", "ext4", "" },
+		     { 2, OP_MOUNT, PU(0, 4), "/sysroot/home", "xfs", "rw,nodev" },
+		     { 3, OP_MOUNT, PU(0, 3), "/sysroot/srv", "btrfs", "rw,nodev" },
+		     { 4, OP_GROWFS, PU(0, 3), "/sysroot/srv", "btrfs", "" },
+		     { 5, OP_MOUNT, PU(0, 1), "/sysroot/boot", "vfat", FAT_RW } },
+	  .optional = { [1] = YES, [4] = YES },
+	  .notes = { "/sysroot/home not grown (GPT bit 59 (grow-fs) of the home partition): xfs has "
+		     "no online resize earlymount uses (ext4, btrfs)" } },
+	{ "growfs: ro, and bit 60",
+	  .disks = { GPT("/disk.img", P(1, T_ROOT_X86_64, NULL, "root", GROW, "ext4"),
+			 P(2, T_SRV, NULL, "srv", GROW | RO, "ext4")) },
+	  .n_steps = 2,
+	  .steps = { { 0, OP_MOUNT, PU(0, 1), "/sysroot", "ext4", "ro,nodev" },
+		     { 1, OP_MOUNT, PU(0, 2), "/sysroot/srv", "ext4", "ro,nodev,norecovery" } },
+	  .notes = { "/sysroot not grown (GPT bit 59 (grow-fs) of the root partition): it is mounted "
+		     "read-only" } },
 
 	{ "full_set",
 	  .disks = { GPT("/full.img", FULL_PARTS) }, .machine_id = MACHINE_ID_HEX,

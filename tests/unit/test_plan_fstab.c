@@ -127,6 +127,7 @@ static void test_initrd_entries(void **state)
 	want_mount(f, "/sysroot/srv/data", "LABEL=data", "rw,noatime",
 		   "the root's fstab: /srv/data (line 1): x-initrd.mount");
 	assert_non_null(find_step(f, OP_FSCK, "/sysroot/srv/data"));
+	assert_null(find_step(f, OP_GROWFS, "/sysroot/srv/data"));
 	assert_null(find_step(f, OP_MOUNT, "/sysroot/srv/gone"));
 	want_note(f, "the root's fstab: LABEL=gone on /srv/gone not mounted: the device is not there (nofail)");
 	want_note(f, "nas:/x is a network filesystem, which earlymount does not mount (nofail)");
@@ -134,6 +135,14 @@ static void test_initrd_entries(void **state)
 
 	f = with_fstab("LABEL=gone /srv/gone ext4 x-initrd.mount\n");
 	want_error(f, plan_with(f, ""), -ENOENT, "the root's fstab: LABEL=gone matches no partition");
+	fx_free(f);
+
+	/* x-systemd.growfs: grown once mounted read-write, after its mount */
+	f = with_fstab("LABEL=data /srv/data ext4 x-initrd.mount,x-systemd.growfs 0 2\n");
+	assert_int_equal(plan_checked(f, ""), 0);
+	want_mount(f, "/sysroot/srv/data", "LABEL=data", "rw", "x-initrd.mount");
+	assert_true(find_step(f, OP_GROWFS, "/sysroot/srv/data") >
+		    find_step(f, OP_MOUNT, "/sysroot/srv/data"));
 	fx_free(f);
 	(void)state;
 }
