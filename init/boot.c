@@ -118,8 +118,9 @@ static bool has_pre_discover_hooks(void)
 
 /* A pinned plan needs no controller to finish scanning: some drivers may probe their
  * devices after the insert returns (see module_loaders.c), and the handoff then waits for no
- * insert (ahci scans every empty port of its controller). Their loads then settle before their disks
- * appear: not when a pre-discover hook is promised settled devices. */
+ * insert (ahci scans every empty port of its controller); the slow-scanning controllers wait
+ * while the likely ones bring the root (see boot_wait.c). Their loads then settle before their
+ * disks appear: not when a pre-discover hook is promised settled devices. */
 static bool probe_async_ok(const struct boot *b)
 {
 	return boot_plan_pinned(b) && !has_pre_discover_hooks();
@@ -166,6 +167,7 @@ static int stage_modules(struct boot *b)
 	modules_set_parallel(&b->modules, true);
 	modules_hold(&b->modules);
 	modules_probe_async(&b->modules, probe_async_ok(b));
+	modules_hold_slow(&b->modules, probe_async_ok(b));
 	if (b->opts.modules_load) {
 		r = modules_load_names(&b->modules, b->opts.modules_load);
 		if (r < 0)
@@ -238,6 +240,7 @@ static int stage_machine_facts(struct boot *b)
 	if (r == 0) {
 		log_info("the boot loader came from the partition %s", b->machine.loader_partuuid);
 		modules_probe_async(&b->modules, probe_async_ok(b));
+		modules_hold_slow(&b->modules, probe_async_ok(b));
 	} else if (r == -ENOENT) {
 		log_info("no LoaderDevicePartUUID: the boot loader did not say which disk it came from");
 	} else {

@@ -47,6 +47,7 @@ static void finish_module_loads(struct boot *b)
 int boot_handoff(struct boot *b)
 {
 	int r = boot_check_init(b);
+	bool udev;
 
 	if (r < 0)
 		goto out;
@@ -63,7 +64,12 @@ int boot_handoff(struct boot *b)
 			   (timing_now() - luks_answered_at()) * 1e3);
 	}
 	luks_forget();
-	boot_release_held(b, new_root_has_udev() ? HELD_FORGET : HELD_LOAD_DEVICES);
+	udev = new_root_has_udev();
+	/* without udev the held drivers go in now: side by side, ahci probing from a worker
+	 * under a pinned plan (module_loaders.c), so the handoff waits for the inserts alone */
+	if (!udev)
+		modules_set_parallel(&b->modules, true);
+	boot_release_held(b, udev ? HELD_FORGET : HELD_LOAD_DEVICES);
 	finish_module_loads(b);
 	credentials_import(&b->opts, &b->modules);
 	/* the real udev takes the device-mapper devices as set up, not as half made */

@@ -4,6 +4,7 @@
 
 #include "boot_state.h"
 #include "log.h"
+#include "storage_hold.h"
 #include "switchroot.h"
 
 int boot_fail(struct boot *b, int r, const char *fmt, ...)
@@ -30,18 +31,38 @@ bool boot_plan_pinned(const struct boot *b)
  * system, which loads them at its own coldplug. true when any were held. */
 bool boot_release_held(struct boot *b, enum held_release what)
 {
-	size_t n = modules_release_held(&b->modules, what);
+	size_t slow = modules_held_slow(&b->modules);
+	size_t n = modules_release_held(&b->modules, what) - slow;
+	char slow_text[96] = "";
 
-	if (n > 0 && what == HELD_LOAD)
-		log_info("loading the drivers of %zu device%s that hold no disk, held back until now", n,
-			 n == 1 ? "" : "s");
-	else if (n > 0 && what == HELD_LOAD_DEVICES)
+	if (slow > 0)
+		snprintf(slow_text, sizeof(slow_text), " and %zu slow-scanning storage controller%s",
+			 slow, slow == 1 ? "" : "s");
+	if (n + slow > 0 && what == HELD_LOAD)
+		log_info("loading the drivers of %zu device%s that hold no disk%s, held back until now", n,
+			 n == 1 ? "" : "s", slow_text);
+	else if (n + slow > 0 && what == HELD_LOAD_DEVICES)
 		log_info("no udev in the new root: loading the drivers held back until now (%zu device%s "
-			 "that hold no disk; CPU features' left out)", n, n == 1 ? "" : "s");
-	else if (n > 0)
-		log_info("leaving the drivers of %zu device%s that hold no disk (CPU features, input…) "
-			 "to the real system's udev", n, n == 1 ? "" : "s");
-	return n > 0;
+			 "that hold no disk%s; CPU features' left out)", n, n == 1 ? "" : "s", slow_text);
+	else if (n + slow > 0)
+		log_info("leaving the drivers of %zu device%s that hold no disk (CPU features, input…)%s "
+			 "to the real system's udev", n, n == 1 ? "" : "s", slow_text);
+	/* released: from now on such controllers' drivers go in at once */
+	modules_hold_slow(&b->modules, false);
+	return n + slow > 0;
+}
+
+int boot_storage_hold_due_ms(const struct boot *b)
+{
+	const struct devices *d = &b->devices;
+	struct storage_hold_facts f = {
+		.held = modules_held_slow(&b->modules) > 0,
+		.likely_requested = b->modules.likely_requested,
+		.settled = modules_loading(&b->modules) == 0 && d->settled_sec > 0,
+		.since_settled_ms = (timing_now() - d->settled_sec) * 1e3,
+	};
+
+	return storage_hold_due_ms(&f, STORAGE_HOLD_MS);
 }
 
 /* Milliseconds to wait for the plan; -1 is forever. */

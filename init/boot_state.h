@@ -37,9 +37,10 @@ struct boot {
 	int plan_result;
 	bool wait_announced;
 	/* the wait for the plan goes in slices (see boot_wait.c): whether this one has an md
-	 * array's degraded timer; that it ended to be made again (an array began to wait, or
+	 * array's degraded timer, or the slow controllers' (storage_hold.h); that it ended to be made again (an array began to wait, or
 	 * time went to a passphrase); the time the wait did not count (the passphrases) */
 	bool wait_has_md_timer;
+	bool wait_has_hold_timer; /* this slice ends when the slow controllers are due */
 	bool wait_restart;
 	double wait_paused_sec;
 	bool replanning;          /* the root is mounted: the plan is made again with its files */
@@ -63,6 +64,9 @@ bool boot_plan_pinned(const struct boot *b);
 /* Ends the hold on the drivers of devices that hold no disk (modules_hold()). true when any
  * were held. */
 bool boot_release_held(struct boot *b, enum held_release what);
+/* Milliseconds until the drivers of the slow-scanning storage controllers held back under a
+ * pinned plan go in (storage_hold_due_ms()): 0 now, -1 not timed yet. */
+int boot_storage_hold_due_ms(const struct boot *b);
 /* Milliseconds to wait for the plan; -1 is forever. */
 int boot_plan_timeout_ms(const struct options *o);
 /* The plan's init, resolved in the new root into b->init: 0, or -errno with b->why. */

@@ -7,6 +7,7 @@
 #include "execute.h"
 #include "log.h"
 #include "share.h"
+#include "storage_hold.h"
 #include "timing.h"
 #include "util.h"
 
@@ -111,6 +112,16 @@ static bool plan_ready(struct devices *d, bool settled, void *data)
 		wait_for_shares(b);
 	if (b->plan_result == 0 && !settled)
 		prefetch_filesystems(b);
+	/* The likely controllers are in and the root is not there: the slow-scanning ones get
+	 * their turn after a short wait (NVMe names its disks after its insert returned). */
+	if (b->plan_result == -ENOENT && settled && boot_storage_hold_due_ms(b) > 0) {
+		if (b->wait_has_hold_timer)
+			return false;
+		log_info("%s is not behind the storage controllers inserted first: the slow-scanning "
+			 "ones (SATA, SCSI, USB, SD) follow in %d ms", awaited(b), STORAGE_HOLD_MS);
+		b->wait_restart = true; /* into a slice that ends when they are due */
+		return true;
+	}
 	/* not one of them should bring a disk; but no root yet is reason enough to try */
 	if (b->plan_result == -ENOENT && settled && boot_release_held(b, HELD_LOAD))
 		return false;
@@ -138,14 +149,30 @@ static bool never_ready(struct devices *d, bool settled, void *data)
 	return false;
 }
 
+/* The shorter of two waits in ms, -1 being none. */
+static int sooner_ms(int a, int b)
+{
+	return a < 0 || (b >= 0 && b < a) ? b : a;
+}
+
+/* A slice ended early: what was due then happens. */
+static void slice_due(struct boot *b)
+{
+	if (md_degraded_due_ms(&b->md) == 0)
+		md_start_degraded(&b->md);
+	if (boot_storage_hold_due_ms(b) == 0)
+		boot_release_held(b, HELD_LOAD);
+}
+
 /* devices_wait() for the plan, in slices that end when an md array missing members is due to
  * start degraded (it is started then), when one begins to wait (its timer is taken into the
- * next slice), or after a passphrase was asked (its time is added to the wait); the wait goes
- * on for what is left of timeout_ms. */
+ * next slice), when the slow-scanning storage controllers held back are due (they are
+ * inserted then), or after a passphrase was asked (its time is added to the wait); the wait
+ * goes on for what is left of timeout_ms. */
 static int wait_in_slices(struct boot *b, int timeout_ms)
 {
 	double end = timeout_ms < 0 ? -1 : timing_now() + timeout_ms / 1000.0;
-	int r, left, slice, due;
+	int r, left, slice, due, hold_due;
 	bool again;
 
 	do {
@@ -156,12 +183,14 @@ static int wait_in_slices(struct boot *b, int timeout_ms)
 		if (end >= 0 && left < 0)
 			left = 0;
 		due = md_degraded_due_ms(&b->md);
-		slice = due >= 0 && (left < 0 || due < left) ? due : left;
+		hold_due = boot_storage_hold_due_ms(b);
+		slice = sooner_ms(sooner_ms(left, due), hold_due);
 		b->wait_has_md_timer = due >= 0;
+		b->wait_has_hold_timer = hold_due >= 0;
 		b->wait_restart = false;
 		r = devices_wait(&b->devices, slice, plan_ready, b);
-		if (r == -ETIMEDOUT && slice != left && md_degraded_due_ms(&b->md) == 0)
-			md_start_degraded(&b->md);
+		if (r == -ETIMEDOUT && slice != left)
+			slice_due(b);
 		again = (r == -ETIMEDOUT && slice != left) || (r == 0 && b->wait_restart);
 	} while (again);
 	return r;

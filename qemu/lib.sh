@@ -154,14 +154,15 @@ build_initramfs() { # ARCH [VARIANT]
 	stubcreds) set -- "$1" --no-fsck --add tests/fixtures/stub-credential.cred:/.extra/global_credentials/earlymount.stub.cred ;;
 	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
 	# else Debian's of the arch (qemu/fsck-tools); lvm-fsck is the bench's `--lvm` image
-	fsck | luks-fsck | lvm-fsck)
+	fsck | luks-fsck | lvm-fsck | fsck-ko)
 		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
 		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
 		case $lib_variant in
 		luks-fsck) set -- "$@" --luks ;;
 		lvm-fsck) set -- "$@" --lvm ;;
+		fsck-ko) set -- "$@" --compress-modules none ;;
 		esac ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, md, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, fsck-ko, md, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
 	esac
 	mkdir -p "$(dirname "$lib_img")"
 	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1
@@ -275,6 +276,12 @@ make_trees() { # ARCH
 	root_tree "$lib_fs/root-opt" root-with-opt-probe opt/probe
 	root_tree "$lib_fs/root-1.9" root-1.9 sbin/init
 	root_tree "$lib_fs/root-1.10" root-1.10 sbin/init
+	# a root with a udev, as real systems have: earlymount leaves it the drivers not needed
+	root_tree "$lib_fs/root-udev" root-with-udev sbin/init
+	mkdir -p "$lib_fs/root-udev/usr/lib/systemd"
+	printf '#!/bin/sh\n# stands for systemd-udevd, which the tests never run\nexit 0\n' \
+		>"$lib_fs/root-udev/usr/lib/systemd/systemd-udevd"
+	chmod 0755 "$lib_fs/root-udev/usr/lib/systemd/systemd-udevd"
 	rm -rf "$lib_fs/usr" "$lib_fs/var" "$lib_fs/empty"
 	mkdir -p "$lib_fs/usr/lib" "$lib_fs/usr/share" "$lib_fs/var/tmp" "$lib_fs/var/lib" "$lib_fs/empty"
 	echo usr >"$lib_fs/usr/share/probe-marker"

@@ -132,7 +132,8 @@ out:
  * later. true when it was kept (or known already). */
 static bool hold_request(struct modules *m, const char *modalias, bool record, enum load_mode mode)
 {
-	bool held = mode == LOAD_BACKGROUND && m->hold && modalias_holds_no_disk(modalias);
+	bool held = mode == LOAD_BACKGROUND && m->hold &&
+		    (modalias_holds_no_disk(modalias) || (m->hold_slow && modalias_scans_slowly(modalias)));
 
 	if (held && !alias_list_has(&m->held, modalias) && alias_list_add(&m->held, modalias, !record) < 0)
 		held = false; /* out of memory: loaded now instead */
@@ -142,6 +143,20 @@ static bool hold_request(struct modules *m, const char *modalias, bool record, e
 void modules_hold(struct modules *m)
 {
 	m->hold = true;
+}
+
+void modules_hold_slow(struct modules *m, bool hold)
+{
+	m->hold_slow = hold;
+}
+
+size_t modules_held_slow(const struct modules *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->held.n; i++)
+		n += modalias_scans_slowly(m->held.items[i].alias);
+	return n;
 }
 
 void modules_probe_async(struct modules *m, bool async)
@@ -157,6 +172,8 @@ static int load_alias(struct modules *m, const char *modalias, bool record, enum
 	if (hold_request(m, modalias, record, mode))
 		return 0;
 	r = load_lookup(m, modalias, mode, &matched, NULL);
+	if (r > 0 && modalias_is_likely_storage(modalias))
+		m->likely_requested = true;
 	if (r >= 0 && !matched) {
 		log_debug("no module for %s", modalias);
 		if (record)

@@ -47,6 +47,11 @@ struct modules {
 	/* With async_probe set, background inserts of some drivers ask the kernel to probe
 	 * their devices asynchronously: the insert returns before ahci has scanned its ports */
 	bool async_probe;
+	/* With hold_slow set too, background requests for slow-scanning storage controllers
+	 * (modalias_scans_slowly()) wait in held as well: a pinned root is looked for behind the
+	 * likely controllers first */
+	bool hold_slow;
+	bool likely_requested; /* a likely controller's driver was requested */
 };
 
 /* Opens libkmod on /lib/modules/$(uname -r). 0 or -errno. */
@@ -71,6 +76,11 @@ void modules_yield(struct modules *m);
 /* From now on, background requests for devices that hold no disk (modalias_holds_no_disk())
  * wait until modules_release_held(): with one CPU, their inserts would slow the disks'. */
 void modules_hold(struct modules *m);
+/* While the hold lasts, background requests for slow-scanning storage controllers wait too
+ * (a pinned plan); off: from now on they go in at once. */
+void modules_hold_slow(struct modules *m, bool hold);
+/* How many of the requests held are for slow-scanning storage controllers. */
+size_t modules_held_slow(const struct modules *m);
 /* What becomes of the requests held when the hold ends. */
 enum held_release {
 	HELD_FORGET,       /* left to the real system's coldplug (its udev) */

@@ -13,6 +13,13 @@ bool modalias_may_be_storage(const char *alias);
  * sound, SMBus, entropy and balloon devices…): its driver can wait until the disks are
  * found. Conservative: what is not known to be diskless is false. */
 bool modalias_holds_no_disk(const char *alias);
+/* A storage controller whose probe scans slowly (SATA/AHCI, IDE, SCSI HBAs, USB host
+ * controllers and USB storage, SD hosts): under a pinned plan its driver waits while the likely
+ * controllers (NVMe, virtio) bring the root, and is left to the real system when they did. */
+bool modalias_scans_slowly(const char *alias);
+/* A storage controller or disk that is not slow (NVMe, virtio, a system-on-chip's): where a
+ * pinned root is looked for first. USB devices are not: they come after a slow controller. */
+bool modalias_is_likely_storage(const char *alias);
 /* A CPU feature's driver (an accelerated crc32c, AES…): the kernel has generic code for
  * what it offers and asks for the algorithms it needs by name, so a system can do without. */
 bool modalias_is_cpu_feature(const char *alias);

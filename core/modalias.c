@@ -74,6 +74,41 @@ bool modalias_may_be_storage(const char *alias)
 	return starts_with_any(alias, storage_alias_prefixes, ARRAY_SIZE(storage_alias_prefixes));
 }
 
+/* Storage controllers whose probe scans slowly: SATA and IDE ports time out one by one (q35's
+ * AHCI: six empty ports, 0.35 s), SCSI HBAs scan their targets, USB storage shows up only
+ * after enumeration and usb-storage's delay_use (1 s), SD hosts wait for a card. PCI classes
+ * of the PCI Code and ID Assignment spec. NVMe (bc01sc08), virtio and the buses of
+ * systems-on-chip (of:, platform: eMMC) are the likely controllers: not listed. */
+static const char *const slow_pci_classes[] = {
+	"bc01sc00", /* SCSI controllers (virtio's legacy PCI disks say so too: see below) */
+	"bc01sc01", /* IDE */
+	"bc01sc04", /* RAID */
+	"bc01sc05", /* ATA with ADMA */
+	"bc01sc06", /* SATA: AHCI */
+	"bc01sc07", /* SAS */
+	"bc0Csc03", /* USB host controllers */
+	"bc08sc05", /* SD host controllers */
+};
+
+/* Red Hat's vendor ID for virtio on PCI: its disk and SCSI controller report SCSI's class */
+#define VIRTIO_PCI_VENDOR "pci:v00001AF4"
+
+bool modalias_scans_slowly(const char *alias)
+{
+	const char *cls = pci_class(alias);
+
+	if (startswith(alias, "usb:"))
+		return strstr(alias, "ic08") != NULL; /* a mass-storage interface */
+	return cls && !startswith(alias, VIRTIO_PCI_VENDOR) &&
+	       starts_with_any(cls, slow_pci_classes, ARRAY_SIZE(slow_pci_classes));
+}
+
+bool modalias_is_likely_storage(const char *alias)
+{
+	return modalias_may_be_storage(alias) && !modalias_scans_slowly(alias) &&
+	       !startswith(alias, "usb:");
+}
+
 bool modalias_is_cpu_feature(const char *alias)
 {
 	return startswith(alias, "cpu:") != NULL;
