@@ -37,8 +37,9 @@ struct boot {
 	int plan_result;
 	bool wait_announced;
 	/* the wait for the plan goes in slices (see boot_wait.c): whether this one has an md
-	 * array's degraded timer, or the slow controllers' (storage_hold.h); that it ended to be made again (an array began to wait, or
-	 * time went to a passphrase); the time the wait did not count (the passphrases) */
+	 * array's degraded timer, or the slow controllers' (storage_hold.h); that it ended to be
+	 * made again (an array began to wait, or time went to a passphrase); the time the wait
+	 * did not count (the passphrases) */
 	bool wait_has_md_timer;
 	bool wait_has_hold_timer; /* this slice ends when the slow controllers are due */
 	bool wait_restart;
