@@ -108,6 +108,9 @@ enum list_id {
 	KEY("rootdelay",                   FORM_VALUE,    cmdline_set_rootdelay,           LIST_NONE)      \
 	KEY("rd.vconsole.keymap",          FORM_VALUE,    cmdline_set_keymap,              LIST_NONE)      \
 	KEY("vconsole.keymap",             FORM_VALUE,    cmdline_set_keymap,              LIST_NONE)      \
+	KEY("rd.watchdog",                 FORM_VALUE,    cmdline_set_watchdog,            LIST_NONE)      \
+	KEY("systemd.watchdog_device",     FORM_VALUE,    cmdline_set_watchdog_device,     LIST_NONE)      \
+	KEY("rd.driver.pre",               FORM_LIST,     NULL,                            LIST_MODULES)   \
 	KEY("rd.modules-load",             FORM_LIST,     NULL,                            LIST_MODULES)   \
 	KEY("modules_load",                FORM_LIST,     NULL,                            LIST_MODULES)   \
 	KEY("modprobe.blacklist",          FORM_LIST,     NULL,                            LIST_BLACKLIST) \
@@ -189,6 +192,7 @@ void options_init(struct options *opts)
 	opts->volatile_mode = VOLATILE_NO;
 	opts->timeout_sec = -1;
 	opts->rootdelay_sec = -1;
+	opts->watchdog_sec = -1;
 }
 
 static bool is_control(unsigned char c)

@@ -177,10 +177,15 @@ struct options {
 	bool rootwait;
 	int timeout_sec;         /* rd.timeout= / earlymount.timeout=, -1 unset, 0 forever */
 	int rootdelay_sec;       /* rootdelay=, -1 unset */
+	/* rd.watchdog=: the hardware watchdog armed with this timeout from as early as its
+	 * device appears, fed by the boot's waits, left armed for the real init; -1 unset, 0 off */
+	int watchdog_sec;
+	const char *watchdog_device; /* systemd.watchdog_device=: NULL for /dev/watchdog0 */
 
 	const char *keymap;      /* rd.vconsole.keymap= / vconsole.keymap=: a keymap's name */
 
-	const char *modules_load;      /* rd.modules-load= and modules_load=, joined with commas */
+	const char *modules_load;      /* rd.modules-load=, modules_load= and dracut's rd.driver.pre=,
+					* joined with commas */
 	const char *modprobe_blacklist; /* modprobe.blacklist=, joined with commas */
 	unsigned n_module_params;      /* module.param=value keys seen (libkmod reads them itself) */
 

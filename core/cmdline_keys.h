@@ -65,6 +65,9 @@ key_handler cmdline_set_quiet, cmdline_set_debug;
 /* cmdline_wait.c: rootwait, rd.timeout=, rootdelay=. */
 key_handler cmdline_set_rootwait, cmdline_set_timeout, cmdline_set_rootdelay;
 
+/* cmdline_watchdog.c: rd.watchdog=, systemd.watchdog_device=. */
+key_handler cmdline_set_watchdog, cmdline_set_watchdog_device;
+
 /* cmdline_share.c: the share a value names by dracut's prefixes (virtiofs:TAG, virtfs:TAG for
  * 9p), its tag in *tag, SHARE_NONE without a prefix; the share an fstype names, SHARE_NONE for
  * any other (or NULL). */

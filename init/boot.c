@@ -28,6 +28,7 @@
 #include "systemd_handoff.h"
 #include "timing.h"
 #include "util.h"
+#include "watchdog.h"
 
 /* Too big for a stack frame, and there is only one boot. */
 static struct boot boot_state;
@@ -78,6 +79,8 @@ static int stage_command_line(struct boot *b)
 		log_set_max_level(LOG_WARNING);
 	if (b->opts.debug)
 		log_set_max_level(LOG_DEBUG);
+	/* armed once its driver (rd.driver.pre=, or its modalias) made the device */
+	watchdog_init(b->opts.watchdog_device, b->opts.watchdog_sec);
 	return 0;
 }
 
@@ -323,6 +326,8 @@ static int run_stage(struct boot *b, const struct stage *s)
 {
 	int r;
 
+	/* a stage begun is progress; within one, only its waits feed the watchdog */
+	watchdog_feed();
 	if (s->timed)
 		timing_begin(&b->timings, s->name);
 	r = s->run(b);

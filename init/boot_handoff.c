@@ -12,6 +12,7 @@
 #include "switchroot.h"
 #include "udev_db.h"
 #include "util.h"
+#include "watchdog.h"
 
 /* How long the handoff waits for module loads still running (see finish_module_loads()). */
 #define HANDOFF_MODULES_WAIT_MS 5000
@@ -85,6 +86,7 @@ int boot_handoff(struct boot *b)
 	if (r < 0)
 		log_warn("unable to write %s: %s", TIMINGS_PATH, strerror(-r));
 	log_info("starting %s", b->init);
+	watchdog_leave();
 	r = systemd_handoff_exec(b->init, b->argc, b->argv, &b->started);
 	boot_fail(b, r, "unable to run %s in the new root: %s", b->init, strerror(-r));
 out:

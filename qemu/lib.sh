@@ -127,6 +127,10 @@ build_initramfs() { # ARCH [VARIANT]
 	default) set -- "$1" --no-fsck ;;
 	shell) set -- "$1" --no-fsck --add "$(extras_dir "$1")/busybox:/bin/sh" ;;
 	nodriver) set -- "$1" --no-fsck --omit virtio_blk ;;
+	# the 6300ESB watchdog's driver (qemu/boot --watchdog), and a pre-discover hook that
+	# never ends, for the watchdog to end it when rd.watchdog.hang is on the command line
+	watchdog) set -- "$1" --no-fsck --module i6300esb --add "$(extras_dir "$1")/busybox:/bin/sh" \
+		--add qemu/hang-hook:/usr/lib/earlymount/hooks/pre-discover.d/50-hang ;;
 	nousbstorage) set -- "$1" --no-fsck --omit usb_storage --omit uas ;;
 	# the LUKS helper beside $lib_em, and its modules
 	luks) set -- "$1" --no-fsck --luks ;;
@@ -162,7 +166,7 @@ build_initramfs() { # ARCH [VARIANT]
 		lvm-fsck) set -- "$@" --lvm ;;
 		fsck-ko) set -- "$@" --compress-modules none ;;
 		esac ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, fsck-ko, md, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, fsck-ko, md, watchdog, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
 	esac
 	mkdir -p "$(dirname "$lib_img")"
 	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1

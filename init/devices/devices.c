@@ -24,6 +24,7 @@
 #include "uevent.h"
 #include "usb_state.h"
 #include "util.h"
+#include "watchdog.h"
 
 /* The kernel caps one uevent at UEVENT_BUFFER_SIZE (2048) plus the header. */
 #define UEVENT_MSG_MAX 8192
@@ -422,7 +423,7 @@ int devices_wait(struct devices *d, int timeout_ms,
 		 * nobody, so look again now and then while only USB holds the devices back. */
 		if (!was_settled && modules_loading(d->modules) == 0 && (wait_ms < 0 || wait_ms > USB_RECHECK_MS))
 			wait_ms = USB_RECHECK_MS;
-		if (poll(pfd, n, wait_ms) < 0 && errno != EINTR) {
+		if (watchdog_poll(pfd, n, wait_ms) < 0 && errno != EINTR) {
 			r = -errno;
 			goto out;
 		}

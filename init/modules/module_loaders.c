@@ -17,6 +17,7 @@
 #include "module_loaders.h"
 #include "timing.h"
 #include "util.h"
+#include "watchdog.h"
 
 /* Drivers that may probe asynchronously for a pinned plan: their disks are SCSI disks, which
  * sd names from its own asynchronous probe anyway, so no disk name changes. Not virtio_blk,
@@ -227,7 +228,7 @@ size_t modules_finish(struct modules *m, int timeout_ms, double *waited_ms)
 	while (m->n_loaders > 0 && elapsed < timeout_ms) {
 		size_t n = modules_poll_fds(m, fds, ARRAY_SIZE(fds));
 
-		if (poll(fds, n, timeout_ms - (int)elapsed) < 0 && errno != EINTR)
+		if (watchdog_poll(fds, n, timeout_ms - (int)elapsed) < 0 && errno != EINTR)
 			break;
 		modules_reap(m, false);
 		elapsed = (timing_now() - start) * 1e3;

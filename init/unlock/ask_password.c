@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "paths.h"
 #include "util.h"
+#include "watchdog.h"
 
 #define MAX_CONSOLES 8
 
@@ -150,7 +151,7 @@ int ask_password(const char *prompt, int timeout_sec, const struct ask_watch *wa
 			r = -ETIMEDOUT;
 			break;
 		}
-		ready = poll(fds, cs.n + 1, left < 0 ? -1 : (int)left);
+		ready = watchdog_poll(fds, cs.n + 1, left < 0 ? -1 : (int)left);
 		if (ready < 0 && errno != EINTR)
 			r = -errno;
 		for (size_t i = 0; ready > 0 && r == 0 && i < cs.n; i++) {

@@ -7,6 +7,7 @@
 
 #include "ask_password.h"
 #include "node_wait.h"
+#include "watchdog.h"
 #include "timing.h"
 
 #define NODE_POLL_MS 200
@@ -31,7 +32,7 @@ int node_wait(const char *const paths[], bool block, int timeout_ms,
 	while (found < 0 && (timeout_ms < 0 || timing_now() < until)) {
 		struct pollfd p = { watch ? watch->fd : -1, POLLIN, 0 };
 
-		if (poll(&p, 1, NODE_POLL_MS) > 0 && (p.revents & POLLIN))
+		if (watchdog_poll(&p, 1, NODE_POLL_MS) > 0 && (p.revents & POLLIN))
 			watch->ready(watch->data);
 		found = find(paths, block);
 	}

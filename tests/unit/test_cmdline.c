@@ -574,6 +574,27 @@ static void test_rootdelay(void **state)
 	assert_int_equal(opts.rootdelay_sec, -1);
 }
 
+/* rd.watchdog=: a time span up to an hour, 0 or off for none; systemd.watchdog_device= a path;
+ * rd.driver.pre= joins the modules to load. */
+static void test_watchdog(void **state)
+{
+	parse_ok("");
+	assert_int_equal(opts.watchdog_sec, -1);
+	assert_null(opts.watchdog_device);
+	parse_ok("rd.watchdog=30 systemd.watchdog_device=/dev/watchdog1");
+	assert_int_equal(opts.watchdog_sec, 30);
+	assert_string_equal(opts.watchdog_device, "/dev/watchdog1");
+	parse_ok("rd.watchdog=2min");
+	assert_int_equal(opts.watchdog_sec, 120);
+	parse_ok("rd.watchdog=30 rd.watchdog=off");
+	assert_int_equal(opts.watchdog_sec, 0);
+	parse_einval("rd.watchdog=2h");
+	parse_einval("rd.watchdog=soon");
+	parse_einval("systemd.watchdog_device=watchdog0");
+	parse_ok("rd.driver.pre=i6300esb rd.modules-load=dm_mod rd.driver.pre=softdog");
+	assert_string_equal(opts.modules_load, "i6300esb,dm_mod,softdog");
+}
+
 static void test_module_params(void **state)
 {
 	parse_ok("i915.modeset=0 nvme.poll_queues=2 usbcore.autosuspend=-1 video.nomodeset "
@@ -957,7 +978,7 @@ static void test_known_keys(void **state)
 		for (const char *const *j = k + 1; *j; j++)
 			assert_string_not_equal(*k, *j);
 	}
-	assert_int_equal(n, 79);
+	assert_int_equal(n, 82);
 }
 
 /* Every known key, given some value or bare, must change the options or be rejected. */
@@ -1100,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(test_machine_id),
 		cmocka_unit_test(test_timeouts),
 		cmocka_unit_test(test_rootdelay),
+		cmocka_unit_test(test_watchdog),
 		cmocka_unit_test(test_module_params),
 		cmocka_unit_test(test_quoting),
 		cmocka_unit_test(test_unterminated_quote),
