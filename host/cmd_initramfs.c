@@ -45,20 +45,31 @@ static void print_checkers(const struct builder *b)
 static void print_summary(const struct builder *b, const char *init, uint64_t image_size,
 			  uint64_t raw_size)
 {
-	size_t requested = 0;
-	uint64_t bytes = 0, stored = 0;
+	size_t requested = 0, plain = 0;
+	uint64_t bytes = 0, stored = 0, plain_bytes = 0;
 	char size[32];
 
 	for (size_t i = 0; i < b->n_modules; i++) {
-		requested += b->modules[i].requested;
-		bytes += b->modules[i].size;
-		stored += b->modules[i].stored_size;
+		const struct chosen_module *m = &b->modules[i];
+
+		requested += m->requested;
+		bytes += m->size;
+		if (m->plain) {
+			plain++;
+			plain_bytes += m->stored_size;
+		} else {
+			stored += m->stored_size;
+		}
 	}
 	format_size(bytes, size, sizeof(size));
 	printf("modules: %zu (+ %zu dependencies), %s", requested, b->n_modules - requested, size);
-	if (b->module_compression != COMPRESS_NONE && b->n_modules) {
+	if (b->module_compression != COMPRESS_NONE && b->n_modules > plain) {
 		format_size(stored, size, sizeof(size));
 		printf(", %s as .ko%s", size, compress_suffix(b->module_compression));
+	}
+	if (b->module_compression != COMPRESS_NONE && plain) {
+		format_size(plain_bytes, size, sizeof(size));
+		printf(", %zu most boots insert as .ko (%s)", plain, size);
 	}
 	if (b->builtin.n) {
 		printf("; built in: ");
@@ -241,6 +252,8 @@ static int open_and_choose(struct builder *b)
 	r = b->host_only ? initramfs_choose_host_modules(b) : initramfs_choose_default_modules(b);
 	if (r >= 0)
 		r = initramfs_choose_asked_modules(b);
+	if (r >= 0)
+		r = initramfs_mark_plain_modules(b);
 	/* a host whose stack no image of earlymount's can boot: the answer is no */
 	if (r == -EOPNOTSUPP)
 		r = EXIT_REFUSED;

@@ -200,7 +200,8 @@ static const struct host_opt initramfs_opts[] = {
 	  .help = "the archive's compression: none (default), gzip, zstd or xz" },
 	{ "compress-modules", 0, "METHOD", HOST_SETTER(set_compress_modules),
 	  .help = "the modules' compression: zstd (default, as .ko.zst), xz\n"
-		  "(.ko.xz) or none; earlymount decompresses only those it loads" },
+		  "(.ko.xz) or none; earlymount decompresses only those it loads;\n"
+		  "those most boots load (virtio, nvme, ext4) stay .ko" },
 	{ "help", 'h', NULL, HOST_SETTER(stop_for_help), .help = "this text" },
 	{ 0 },
 };

@@ -17,6 +17,9 @@ The facts, one a line, fields split by blanks, "-" where a value was not seen:
   MODE/luks-log.txt  ARCH VARIANT ROUND MOUNT MOUNTED STARTING: the kernel's timestamps of
                      earlymount's mount of the opened volume, of the kernel's line that its
                      filesystem is mounted and of earlymount's start of the real init
+  MODE/milestones.txt ARCH VARIANT ROUND DISK MOUNTED: the kernel's timestamps of its line
+                     that the virtio disk is there (its size) and of its first line that a
+                     filesystem is mounted: milestones every initramfs passes, peers included
   scale.txt          ARCH DISKS UPTIME RUN-INIT DEVICES PLAN WALL PROBES SETTLED
   scale-exec.txt     ARCH DISKS EXEC
   plan-times.txt     PARTITIONS MICROSECONDS, a run of `earlymount plan` a line (an older
@@ -165,6 +168,7 @@ class Boot:
     exec: str = NONE
     timings: list = field(default_factory=list)  # each entry's fields: STAGE START MS
     luks_log: Optional[list] = None  # MOUNT MOUNTED STARTING
+    milestones: Optional[list] = None  # DISK MOUNTED
 
     def timing(self, stage, index):
         """Field INDEX (1 start, 2 ms) of the boot's first STAGE entry; None without one."""
@@ -212,6 +216,8 @@ def load_boots(run_dir):
         boot.timings.append(rest)
     for boot, rest in facts("luks-log.txt"):
         boot.luks_log = rest
+    for boot, rest in facts("milestones.txt"):
+        boot.milestones = rest
     return boots
 
 
@@ -220,6 +226,14 @@ def load_boots(run_dir):
 
 def _phase(b):
     return None if b.exec == NONE else "%.3f" % (num(b.exec) - num(b.run_init))
+
+
+def _between(b, start, end):
+    """ms from kernel timestamp START to END of boot B's milestones, None without both."""
+    marks = [b.run_init] + (b.milestones or [NONE, NONE]) + [b.exec]
+    if NONE in (marks[start], marks[end]) or len(marks) != 4:
+        return None
+    return "%.1f" % ((num(marks[end]) - num(marks[start])) * 1000)
 
 
 def _phase_prompt(b):
@@ -236,7 +250,20 @@ COLUMNS = {
     "wall": lambda b: b.wall,
     "exec": lambda b: None if b.exec == NONE else b.exec,
     "phase": _phase,
+    # the phase on the kernel's clock in three: "Run /init" to the virtio disk's line, that
+    # to the first mounted line, that to the real init's exec (ms)
+    "to-disk": lambda b: _between(b, 0, 1),
+    "to-mounted": lambda b: _between(b, 1, 2),
+    "to-exec": lambda b: _between(b, 2, 3),
 }
+
+# Those three parts, as the milestone table names them.
+PARTS = (
+    ("to-disk", "`Run /init` to the root's disk"),
+    ("to-mounted", "the disk to its root mounted"),
+    ("to-exec", "mounted to the real init's exec"),
+)
+PEERS = ("dracut-systemd", "initramfs-tools")
 
 # Of the boots with a prompt: up-prompt, exec-prompt and phase-prompt (those less the time
 # at the prompt), answer-to-init (uptime less the last answer's time: both CLOCK_BOOTTIME),
@@ -486,15 +513,23 @@ def targets_note(at):
     )
     # dracut and initramfs-tools copy the host's binaries: they run on the host's arch only
     if at.arch == at.bench.host_arch:
-        lines.append(
-            "Against the peers, pinned: ≤ 0.25× dracut-systemd: "
-            f"{verdict(at.up(pinned), at.up('dracut-systemd'), 0.25)}; "
-            f"≤ 0.5× initramfs-tools: {verdict(at.up(pinned), at.up('initramfs-tools'), 0.5)}."
-        )
+        lines.append("Against the peers, pinned, part by part of the phase (the milestone table "
+                     "below): " + "; ".join(peer_verdict(at, pinned, p) for p in PEERS) + ".")
     else:
         lines.append(f"dracut and initramfs-tools copy the host's ({at.bench.host_arch}) binaries "
                      f"into the image: not run on {at.arch}.")
     return lines + [""]
+
+
+def peer_verdict(at, variant, peer):
+    """Whether VARIANT is ahead of PEER in each part of the phase: "ahead of P in 3 of 3
+    parts", or which parts it is not ahead in; not measured without both."""
+    pairs = [(name, at.of(variant, column), at.of(peer, column)) for column, name in PARTS]
+    if any(NONE in (x, p) for _, x, p in pairs):
+        return f"{peer}: not measured"
+    behind = [name for name, x, p in pairs if num(x) >= num(p)]
+    ahead = "ahead of %s in %d of %d parts" % (peer, len(pairs) - len(behind), len(pairs))
+    return ahead + ("" if not behind else " (not in: %s)" % ", ".join(behind))
 
 
 def checkers_note(at):
@@ -662,6 +697,29 @@ def stage_table(run, arch, variants):
     )
 
 
+def milestone_table(bench, run, arch):
+    """A markdown table of the phase's three parts on the kernel's clock (PARTS), a row a
+    variant whose boots showed them, each cell the median ms and its difference to the
+    limit's; the peers are measured as earlymount is. No lines without rows."""
+    # earlymount-luks's parts hold the time at its prompt
+    rows = [v for v in bench.rows(run, arch)
+            if v != LUKS and run.median(arch, v, "to-exec") != NONE]
+    if not rows:
+        return []
+    lines = [table_row("ms (against the limit's)", [name for _, name in PARTS] + ["phase"]),
+             "|---|" + "---:|" * (len(PARTS) + 1)]
+    for v in rows:
+        cells = []
+        for column in [c for c, _ in PARTS] + ["phase"]:
+            x, limit = run.median(arch, v, column), run.median(arch, LIMIT, column)
+            if column == "phase":
+                x, limit = whole_ms(x), whole_ms(limit)
+            diff = "" if NONE in (x, limit) or v == LIMIT else " (%+.0f)" % (num(x) - num(limit))
+            cells.append("%.0f%s" % (num(x), diff) if x != NONE else NONE)
+        lines.append(table_row(v, cells))
+    return lines
+
+
 # The columns of the stage table: what moves earlymount's initramfs phase, against the limit.
 STAGE_COLUMNS = (
     "earlymount", "earlymount-noahci", "earlymount-nofsck", "earlymount-partuuid",
@@ -690,6 +748,19 @@ def mode_section(bench, run):
         if table:
             lines += ["### Where the initramfs phase goes, %s, %s (medians of "
                       "/run/earlymount/timings)" % (arch, run.mode), ""] + table + [""]
+    for arch in bench.arches:
+        table = milestone_table(bench, run, arch)
+        if table:
+            lines += [
+                "### The phase on the kernel's clock, every row, %s, %s" % (arch, run.mode),
+                "",
+                "Medians, from the kernel's log lines every initramfs passes: `Run /init`, the "
+                "virtio disk's size, the first filesystem mounted (the root), the real init's "
+                "exec. Peers included: what each spends before its disk is there is its own "
+                "start and its drivers' inserts; then the root's filesystem module, checks and "
+                "mount; then its handoff.",
+                "",
+            ] + table + [""]
     for arch in bench.arches:
         table = stage_table(run, arch, [LUKS])
         if table:

@@ -24,6 +24,7 @@ struct chosen_module {
 	char *path;     /* the .ko in the kernel's module directory */
 	char *relpath;  /* below the module directory: kernel/fs/ext4/ext4.ko */
 	bool requested; /* named by the default set or --module, not pulled in as a dependency */
+	bool plain;     /* stored as .ko whatever --compress-modules says (initramfs_plain.c) */
 	uint64_t size;
 	uint64_t stored_size; /* in the image, compressed or not */
 };
@@ -119,6 +120,12 @@ int initramfs_choose_asked_modules(struct builder *b);
 /* Adds what name resolves to (a module, an alias, a modalias) with its dependencies and
  * pre-softdeps. -ENOENT (not reported) when the kernel has no such module. */
 int initramfs_choose_module(struct builder *b, const char *name);
+/* The chosen module of that name, or NULL. */
+struct chosen_module *initramfs_find_module(struct builder *b, const char *name);
+
+/* initramfs_plain.c: marks the modules most boots insert, with what they need, to be stored
+ * uncompressed. 0 or -errno (reported). */
+int initramfs_mark_plain_modules(struct builder *b);
 
 /* initramfs_hostonly.c: --host-only, instead of the default set */
 int initramfs_choose_host_modules(struct builder *b);

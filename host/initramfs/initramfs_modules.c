@@ -101,7 +101,7 @@ out:
 	return r;
 }
 
-static struct chosen_module *find_chosen(struct builder *b, const char *name)
+struct chosen_module *initramfs_find_module(struct builder *b, const char *name)
 {
 	for (size_t i = 0; i < b->n_modules; i++)
 		if (streq(b->modules[i].name, name))
@@ -185,6 +185,7 @@ static int record_module(struct builder *b, struct kmod_module *mod, bool reques
 	m->name = strdup(name);
 	m->path = strdup(path);
 	m->requested = requested;
+	m->plain = false;
 	m->size = (uint64_t)st.st_size;
 	b->n_modules++;
 	if (!m->relpath || !m->name || !m->path)
@@ -196,7 +197,7 @@ out:
 static int add_module_with_deps(struct builder *b, struct kmod_module *mod, bool requested)
 {
 	struct kmod_list *deps = NULL, *pre = NULL, *post = NULL;
-	struct chosen_module *known = find_chosen(b, kmod_module_get_name(mod));
+	struct chosen_module *known = initramfs_find_module(b, kmod_module_get_name(mod));
 	int r = 0;
 
 	if (known) {

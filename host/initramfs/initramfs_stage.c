@@ -145,12 +145,14 @@ static int copy_into_staging(const struct builder *b, const char *stage_dir, con
 	return r;
 }
 
-/* A module whose name says it is compressed already (.ko.xz, .ko.zst) is stored as it is. */
+/* A module whose name says it is compressed already (.ko.xz, .ko.zst) is stored as it is,
+ * and so is one most boots insert (initramfs_plain.c). */
 static bool module_compressible(const struct builder *b, const struct chosen_module *m)
 {
 	size_t len = strlen(m->relpath);
 
-	return b->module_compression != COMPRESS_NONE && len > 3 && streq(m->relpath + len - 3, ".ko");
+	return b->module_compression != COMPRESS_NONE && !m->plain && len > 3 &&
+	       streq(m->relpath + len - 3, ".ko");
 }
 
 /* Copies m below stage_dir, compressed with --compress-modules (depmod then names the

@@ -170,6 +170,22 @@ class Luks(FixtureRun):
 
 
 class Stages(FixtureRun):
+    def test_peer_verdict_part_by_part(self):
+        class At:
+            def of(self, variant, column):
+                parts = {"earlymount-partuuid": ("87", "445", "11"),
+                         "dracut-systemd": ("1062", "582", "294"),
+                         "initramfs-tools": ("480", "440", "45"),
+                         "limit": ("66", "429", "-")}
+                return dict(zip(("to-disk", "to-mounted", "to-exec"), parts[variant]))[column]
+        self.assertEqual(br.peer_verdict(At(), "earlymount-partuuid", "dracut-systemd"),
+                         "ahead of dracut-systemd in 3 of 3 parts")
+        self.assertEqual(br.peer_verdict(At(), "earlymount-partuuid", "initramfs-tools"),
+                         "ahead of initramfs-tools in 2 of 3 parts "
+                         "(not in: the disk to its root mounted)")
+        self.assertEqual(br.peer_verdict(At(), "earlymount-partuuid", "limit"),
+                         "limit: not measured")
+
     def test_stage_order_is_the_earliest_place_then_the_name(self):
         # boot 2 has fsck where the others have plan (4th): fsck sorts before plan
         medians = self.bench().runs["icount"].stage_medians("x86_64", "earlymount")

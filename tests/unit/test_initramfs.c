@@ -111,6 +111,10 @@ static int setup(void **state)
 		"const char modinfo[] __attribute__((section(\".modinfo\"), used)) =\n"
 		"\t\"alias=fs-fakemod\\0license=GPL\\0depends=\\0name=fakemod\\0\";\n"
 		"int __this_module;\n";
+	static const char likely_source[] =
+		"const char modinfo[] __attribute__((section(\".modinfo\"), used)) =\n"
+		"\t\"alias=fs-ext4\\0license=GPL\\0depends=\\0name=ext4\\0\";\n"
+		"int __this_module;\n";
 	char path[512], cmd[2048];
 	const char *depmod = access("/usr/sbin/depmod", X_OK) == 0 ? "/usr/sbin/depmod" : "/sbin/depmod";
 
@@ -145,6 +149,12 @@ static int setup(void **state)
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s/kernel/fs/fakemod && cc -c -o %s %s/fakemod.c 2>/dev/null",
 		 moddir, module_path, root);
 	have_module = system(cmd) == 0;
+	/* one named as a module most boots insert, which is stored uncompressed */
+	snprintf(path, sizeof(path), "%s/ext4.c", root);
+	write_file(path, likely_source, sizeof(likely_source) - 1);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/kernel/fs/ext4 && cc -c -o %s/kernel/fs/ext4/ext4.ko %s/ext4.c 2>/dev/null",
+		 moddir, moddir, root);
+	have_module = have_module && system(cmd) == 0;
 	if (have_depmod) {
 		snprintf(cmd, sizeof(cmd), "%s -b %s " KVER " 2>/dev/null", depmod, root);
 		assert_int_equal(system(cmd), 0);
@@ -381,6 +391,29 @@ static void test_default_compression(void **state)
 				   "kernel/fs/fakemod/fakemod.ko.zst:"));
 	free(back);
 	free(ko);
+	free(buf);
+}
+
+/* A module most boots insert (initramfs_plain.c) stays a .ko beside the compressed ones: the
+ * kernel copies it with the archive, and no insert decompresses it. */
+static void test_likely_module_plain(void **state)
+{
+	size_t size;
+	char *buf;
+	const char *h;
+
+	if (!have_depmod || !have_module)
+		skip();
+	assert_int_equal(run("--moddir", moddir, "-o", out_path, "--init", static_elf, "--module",
+			     "fakemod", "--module", "ext4", NULL),
+			 0);
+	buf = read_file(out_path, &size);
+	h = find_entry(buf, size, "lib/modules/" KVER "/kernel/fs/ext4/ext4.ko");
+	assert_non_null(h);
+	assert_memory_equal(entry_data(h), "\177ELF", 4);
+	assert_null(find_entry(buf, size, "lib/modules/" KVER "/kernel/fs/ext4/ext4.ko.zst"));
+	assert_non_null(find_entry(buf, size, MODULE_DIR "fakemod.ko.zst"));
+	assert_true(entry_has_text(buf, size, "lib/modules/" KVER "/modules.dep", "kernel/fs/ext4/ext4.ko:"));
 	free(buf);
 }
 
@@ -648,6 +681,7 @@ int main(void)
 		cmocka_unit_test_setup(test_builds_image, remove_output),
 		cmocka_unit_test_setup(test_reproducible, remove_output),
 		cmocka_unit_test_setup(test_default_compression, remove_output),
+		cmocka_unit_test_setup(test_likely_module_plain, remove_output),
 		cmocka_unit_test_setup(test_module_compression, remove_output),
 		cmocka_unit_test_setup(test_missing_compressor, remove_output),
 		cmocka_unit_test_setup(test_refusals, remove_output),
