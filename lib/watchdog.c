@@ -20,7 +20,7 @@ static struct {
 	char device[128];
 	int sec;         /* asked for; 0: no watchdog */
 	int fd;          /* -1 until armed */
-	bool given_up;   /* the device refused: said once, not tried again */
+	bool given_up;   /* the device refused, or it was left to the real init: not tried again */
 	double last_ping;
 } wd = { .fd = -1 };
 
@@ -101,4 +101,6 @@ void watchdog_leave(void)
 		 "(systemd: RuntimeWatchdogSec=), or the machine resets", wd.device, wd.sec);
 	close(wd.fd);
 	wd.fd = -1;
+	/* should the real init fail to start, the boot stops unfed, as any stopped boot */
+	wd.given_up = true;
 }
