@@ -110,6 +110,11 @@ enum list_id {
 	KEY("vconsole.keymap",             FORM_VALUE,    cmdline_set_keymap,              LIST_NONE)      \
 	KEY("rd.watchdog",                 FORM_VALUE,    cmdline_set_watchdog,            LIST_NONE)      \
 	KEY("systemd.watchdog_device",     FORM_VALUE,    cmdline_set_watchdog_device,     LIST_NONE)      \
+	KEY("ip",                          FORM_VALUE,    cmdline_set_ip,                  LIST_NONE)      \
+	KEY("rd.neednet",                  FORM_OPTIONAL, cmdline_set_neednet,             LIST_NONE)      \
+	KEY("rd.net.timeout.dhcp",         FORM_VALUE,    cmdline_set_dhcp_timeout,        LIST_NONE)      \
+	KEY("nfsroot",                     FORM_VALUE,    cmdline_set_nfsroot,             LIST_NONE)      \
+	KEY("netroot",                     FORM_VALUE,    cmdline_set_netroot,             LIST_NONE)      \
 	KEY("rd.driver.pre",               FORM_LIST,     NULL,                            LIST_MODULES)   \
 	KEY("rd.modules-load",             FORM_LIST,     NULL,                            LIST_MODULES)   \
 	KEY("modules_load",                FORM_LIST,     NULL,                            LIST_MODULES)   \
@@ -193,6 +198,7 @@ void options_init(struct options *opts)
 	opts->timeout_sec = -1;
 	opts->rootdelay_sec = -1;
 	opts->watchdog_sec = -1;
+	opts->net.dhcp_timeout_sec = -1;
 }
 
 static bool is_control(unsigned char c)

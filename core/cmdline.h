@@ -8,6 +8,7 @@
 #include "fstab.h"
 #include "image_filter.h"
 #include "image_policy.h"
+#include "net.h"
 #include "uuid.h"
 
 /* The longest command line taken, terminator included: lines of up to CMDLINE_MAX - 1 bytes
@@ -40,7 +41,9 @@ enum root_kind {
 	ROOT_DEVICE,   /* a path or UUID=/PARTUUID=/LABEL=/PARTLABEL= */
 	ROOT_TMPFS,    /* root=tmpfs */
 	ROOT_SHARE,    /* a host share by its tag: root=virtiofs:TAG, root=virtfs:TAG, or root=TAG
-			* with rootfstype=virtiofs or 9p */
+			* with rootfstype=virtiofs or 9p; an NFS export: root=nfs:SOURCE,
+			* root=nfs4:SOURCE, root=SERVER:/PATH with rootfstype=nfs or nfs4, or
+			* root=/dev/nfs (the tag is then "/dev/nfs": nfsroot= or DHCP name it) */
 };
 
 /* The filesystems a host share is mounted with (QEMU's vhost-user-fs and virtio-9p). */
@@ -48,6 +51,8 @@ enum share_fs {
 	SHARE_NONE,
 	SHARE_VIRTIOFS,
 	SHARE_9P,
+	SHARE_NFS,  /* an NFS export: root=nfs:, root=/dev/nfs, rootfstype=nfs */
+	SHARE_NFS4, /* root=nfs4:, rootfstype=nfs4 */
 };
 
 /* fsck.mode= (systemd-fsck(8)): auto lets the checker decide (a filesystem marked clean is
@@ -115,6 +120,16 @@ struct md_cmdline {
 				  * member before it starts degraded; 0: for ever; -1: the default */
 };
 
+/* ip=, rd.neednet=, rd.net.timeout.dhcp=, nfsroot=: the network the initramfs brings up. */
+struct net_cmdline {
+	struct net_ip ip[NET_MAX_IP]; /* ip= keys, one an interface (a later one for the same
+				       * interface replaces it) */
+	size_t n_ip;
+	bool need;                    /* rd.neednet=1, or an ip= other than off */
+	int dhcp_timeout_sec;         /* rd.net.timeout.dhcp=, -1 unset */
+	const char *nfsroot;          /* nfsroot=[SERVER:]PATH[,OPTIONS] */
+};
+
 /* Every string points into storage owned by the struct; NULL when the key was absent. */
 struct options {
 	enum root_kind root_kind;
@@ -152,6 +167,7 @@ struct options {
 	struct luks_cmdline luks;
 	struct lvm_cmdline lvm;
 	struct md_cmdline md;
+	struct net_cmdline net;
 	enum volatile_mode volatile_mode;
 	const char *tmpfs_flags; /* earlymount.tmpfs=: options of the systemd.volatile= tmpfs mounts */
 	enum fsck_mode fsck_mode;     /* fsck.mode= / rd.fsck.mode= (the later wins) */
@@ -207,8 +223,18 @@ void cmdline_walk(const char *line, cmdline_word_fn *fn, void *data);
 /* Resets opts to the defaults of an empty command line. */
 void options_init(struct options *opts);
 
-/* "virtiofs" or "9p", the fstype a share is mounted with; NULL for SHARE_NONE. */
+/* "virtiofs", "9p", "nfs" or "nfs4", the fstype a share is mounted with; NULL for
+ * SHARE_NONE. */
 const char *share_fstype(enum share_fs fs);
+/* Whether a share is an NFS export, which the network brings. */
+bool share_is_nfs(enum share_fs fs);
+
+/* root=/dev/nfs: the export comes from nfsroot= or DHCP's root-path. */
+#define NFS_ROOT_DEVICE "/dev/nfs"
+
+/* Whether the boot brings up the network: an ip= other than off, rd.neednet=1, or a root or
+ * /usr over NFS. */
+bool options_want_network(const struct options *o);
 
 /* The keys this parser knows, NULL-terminated (for the man page check). */
 extern const char *const cmdline_known_keys[];

@@ -68,6 +68,10 @@ key_handler cmdline_set_rootwait, cmdline_set_timeout, cmdline_set_rootdelay;
 /* cmdline_watchdog.c: rd.watchdog=, systemd.watchdog_device=. */
 key_handler cmdline_set_watchdog, cmdline_set_watchdog_device;
 
+/* cmdline_net.c: ip=, rd.neednet=, rd.net.timeout.dhcp=, nfsroot=, netroot=. */
+key_handler cmdline_set_ip, cmdline_set_neednet, cmdline_set_dhcp_timeout, cmdline_set_nfsroot,
+	cmdline_set_netroot;
+
 /* cmdline_share.c: the share a value names by dracut's prefixes (virtiofs:TAG, virtfs:TAG for
  * 9p), its tag in *tag, SHARE_NONE without a prefix; the share an fstype names, SHARE_NONE for
  * any other (or NULL). */

@@ -5,6 +5,36 @@
 #include "cmdline_keys.h"
 #include "util.h"
 
+/* Network roots earlymount does not boot, by dracut's prefixes. */
+static const struct {
+	const char *prefix;
+	const char *why;
+} refused_roots[] = {
+	{ "iscsi:", "an iSCSI root, which earlymount does not boot (dracut's iscsi module does)" },
+	{ "nbd:", "an NBD root, which earlymount does not boot (dracut's nbd module does)" },
+	{ "cifs:", "an SMB (cifs) root, which earlymount does not boot (dracut's cifs module does)" },
+	{ "nvmf:", "an NVMe over Fabrics root, which earlymount does not boot" },
+	{ "dhcp", "a root named by DHCP alone; give root=/dev/nfs with ip=dhcp for an NFS root" },
+};
+
+static int refuse_network_root(const char *value, const char **why)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(refused_roots); i++)
+		if (startswith(value, refused_roots[i].prefix)) {
+			*why = refused_roots[i].why;
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* An NFS share's tag is its source: checked here, read again by the planner. */
+static int check_nfs_tag(enum share_fs fs, const char *tag, const char **why)
+{
+	struct nfs_source s = { .v4 = fs == SHARE_NFS4 };
+
+	return streq(tag, NFS_ROOT_DEVICE) ? 0 : nfs_source_from_dracut(tag, &s, why);
+}
+
 /* root= and mount.usr=: a device spec, or a share's tag, by a prefix or because the fstype
  * key (applied before every other key) names a share. */
 static int set_mount_source(struct options *o, const char *value, const char *fstype,
@@ -12,18 +42,23 @@ static int set_mount_source(struct options *o, const char *value, const char *fs
 {
 	const char *tag = NULL;
 	enum share_fs fs = cmdline_share_prefix(value, &tag);
-	int r = -EINVAL;
+	int r = refuse_network_root(value, why);
 
+	if (r < 0)
+		return r;
+	r = -EINVAL;
 	if (fs == SHARE_NONE) {
 		fs = cmdline_share_from_fstype(fstype);
 		tag = fs != SHARE_NONE ? value : NULL;
 	}
 	if (fs != SHARE_NONE && !tag[0])
-		*why = "no share tag after the prefix; give virtiofs:TAG or virtfs:TAG";
+		*why = "nothing after the prefix; give virtiofs:TAG, virtfs:TAG or nfs:SERVER:/PATH";
+	else if (share_is_nfs(fs) && check_nfs_tag(fs, tag, why) < 0)
+		r = -EINVAL;
 	else if (fs == SHARE_NONE && !cmdline_is_device_spec(value))
 		*why = "not a device; give a path such as /dev/vda2, a UUID=, PARTUUID=, LABEL= or "
-		       "PARTLABEL= tag, gpt-auto, or a host share: virtiofs:TAG, virtfs:TAG, or TAG "
-		       "with the fstype virtiofs or 9p";
+		       "PARTLABEL= tag, gpt-auto, a host share: virtiofs:TAG, virtfs:TAG, or TAG "
+		       "with the fstype virtiofs or 9p, or an NFS export: nfs:SERVER:/PATH, /dev/nfs";
 	else
 		r = cmdline_store(o, tag ? tag : value, field);
 	if (r == 0)
@@ -39,6 +74,11 @@ int cmdline_set_root(struct options *o, const char *value, const char **why)
 		o->root_kind = ROOT_DISCOVER;
 		o->root = NULL;
 		o->root_share = SHARE_NONE;
+	} else if (streq(value, NFS_ROOT_DEVICE)) {
+		/* the kernel's form: nfsroot= or DHCP's root-path name the export */
+		r = cmdline_store(o, value, &o->root);
+		o->root_kind = ROOT_SHARE;
+		o->root_share = cmdline_share_from_fstype(o->rootfstype) == SHARE_NFS4 ? SHARE_NFS4 : SHARE_NFS;
 	} else if (streq(value, "tmpfs")) {
 		o->root_kind = ROOT_TMPFS;
 		o->root = NULL;

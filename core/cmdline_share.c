@@ -1,5 +1,5 @@
-/* Host shares on the command line: dracut's prefixes (virtiofs:TAG, virtfs:TAG) and the
- * fstypes a share is mounted with. */
+/* Shares on the command line, the host's and the network's: dracut's prefixes (virtiofs:TAG,
+ * virtfs:TAG, nfs:SOURCE, nfs4:SOURCE) and the fstypes a share is mounted with. */
 #include <stddef.h>
 
 #include "cmdline_keys.h"
@@ -12,6 +12,8 @@ static const struct {
 } share_prefixes[] = {
 	{ "virtiofs:", SHARE_VIRTIOFS },
 	{ "virtfs:", SHARE_9P },
+	{ "nfs:", SHARE_NFS },
+	{ "nfs4:", SHARE_NFS4 },
 };
 
 static const struct {
@@ -20,6 +22,8 @@ static const struct {
 } share_fstypes[] = {
 	{ "virtiofs", SHARE_VIRTIOFS },
 	{ "9p", SHARE_9P },
+	{ "nfs", SHARE_NFS },
+	{ "nfs4", SHARE_NFS4 },
 };
 
 /* The share a value names by dracut's prefixes (virtiofs:TAG, virtfs:TAG for 9p), its tag in
@@ -48,4 +52,9 @@ const char *share_fstype(enum share_fs fs)
 		if (share_fstypes[i].fs == fs)
 			return share_fstypes[i].fstype;
 	return NULL;
+}
+
+bool share_is_nfs(enum share_fs fs)
+{
+	return fs == SHARE_NFS || fs == SHARE_NFS4;
 }

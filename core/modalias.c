@@ -113,3 +113,15 @@ bool modalias_is_cpu_feature(const char *alias)
 {
 	return startswith(alias, "cpu:") != NULL;
 }
+
+/* PCI class 02 (network), virtio's device 1, and USB's communications (CDC Ethernet, 02) and
+ * wireless-controller-less network interfaces a USB adapter shows as class 02 or 0A */
+bool modalias_is_network(const char *alias)
+{
+	const char *cls = pci_class(alias);
+
+	if (startswith(alias, "pci:"))
+		return cls && startswith(cls, "bc02") != NULL;
+	return startswith(alias, "virtio:d00000001v") != NULL ||
+	       (startswith(alias, "usb:") && (strstr(alias, "ic02") || strstr(alias, "ic0A")));
+}

@@ -23,3 +23,6 @@ bool modalias_is_likely_storage(const char *alias);
 /* A CPU feature's driver (an accelerated crc32c, AES…): the kernel has generic code for
  * what it offers and asks for the algorithms it needs by name, so a system can do without. */
 bool modalias_is_cpu_feature(const char *alias);
+/* A network interface's controller (PCI class 02, virtio-net, a USB CDC adapter): its driver
+ * is held like any diskless one, and loaded when the boot brings up the network. */
+bool modalias_is_network(const char *alias);

@@ -37,7 +37,7 @@ static void print_checkers(const struct builder *b)
 	printf("fsck: ");
 	name_list_print(&b->fsck_programs, stdout);
 	printf("%s (%zu files with their libraries, %s) from %s\n", b->fsck_programs.n ? "" : "no checkers",
-	       b->fsck_files.n, size, b->fsck_root ? b->fsck_root : "/");
+	       b->tool_files.n - b->net_files, size, initramfs_tools_root(b));
 	for (size_t i = 0; i < b->fsck_left_out.n; i++)
 		printf("fsck: left out: %s\n", b->fsck_left_out.names[i]);
 }
@@ -96,6 +96,12 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		printf("LUKS helper: %s (%s, %s) as %s; its modules: %zu in the image, %zu built in, %zu not in this kernel\n",
 		       b->luks_helper_found, arch_name(b->arch), size, LUKS_HELPER_PATH, b->n_luks_modules,
 		       b->n_luks_builtin, b->n_luks_absent);
+	}
+	if (b->network) {
+		format_size(b->net_bytes, size, sizeof(size));
+		printf("network: ipconfig as %s (%zu files with its library, %s) from %s; %zu network "
+		       "and NFS modules\n", EARLYMOUNT_IPCONFIG, b->net_files, size,
+		       initramfs_tools_root(b), b->n_net_modules);
 	}
 	if (b->lvm) {
 		format_size(b->lvm_tool_size, size, sizeof(size));
@@ -253,6 +259,8 @@ static int open_and_choose(struct builder *b)
 	if (r >= 0)
 		r = initramfs_choose_asked_modules(b);
 	if (r >= 0)
+		r = initramfs_choose_network_modules(b);
+	if (r >= 0)
 		r = initramfs_mark_plain_modules(b);
 	/* a host whose stack no image of earlymount's can boot: the answer is no */
 	if (r == -EOPNOTSUPP)
@@ -340,6 +348,8 @@ static int build(struct builder *b)
 	if (r == 0)
 		r = initramfs_add_checkers(b);
 	if (r == 0)
+		r = initramfs_add_network(b);
+	if (r == 0)
 		r = initramfs_add_keymaps(b);
 	if (r == 0)
 		r = initramfs_add_crypttab(b);
@@ -393,7 +403,7 @@ static void builder_free(struct builder *b)
 	name_list_free(&b->absent);
 	name_list_free(&b->omitted);
 	name_list_free(&b->fsck_programs);
-	name_list_free(&b->fsck_files);
+	name_list_free(&b->tool_files);
 	name_list_free(&b->fsck_left_out);
 	name_list_free(&b->host_fstypes);
 	name_list_free(&b->crypttab_names);

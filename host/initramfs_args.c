@@ -193,9 +193,15 @@ static const struct host_opt initramfs_opts[] = {
 	  .help = "leave out the filesystem checkers (e2fsck, fsck.fat), which are\n"
 		  "otherwise added with their libraries when present and built\n"
 		  "for the image's architecture" },
-	{ "fsck-root", 0, "DIR", STRING(fsck_root),
-	  .help = "take the checkers and their libraries from DIR instead of /\n"
-		  "(another architecture's packages unpacked with dpkg-deb -x)" },
+	{ "tools-root", 0, "DIR", STRING(tools_root),
+	  .help = "take the checkers, ipconfig and their libraries from DIR\n"
+		  "instead of / (another architecture's packages unpacked with\n"
+		  "dpkg-deb -x)" },
+	{ "fsck-root", 0, "DIR", STRING(tools_root), .help = "the same as --tools-root" },
+	{ "network", 0, NULL, FLAG(network),
+	  .help = "add klibc's ipconfig (package klibc-utils) with its library,\n"
+		  "the common network drivers and NFS's modules: ip= and NFS\n"
+		  "roots then boot; a boot without those keys loads none of it" },
 	{ "compress", 0, "METHOD", HOST_SETTER(set_compress),
 	  .help = "the archive's compression: none (default), gzip, zstd or xz" },
 	{ "compress-modules", 0, "METHOD", HOST_SETTER(set_compress_modules),

@@ -16,6 +16,11 @@
 /* mdadm in an image made with --md: static, built from Debian's mdadm source. */
 #define EARLYMOUNT_MDADM "/usr/lib/earlymount/mdadm"
 /* Where mdadm links md arrays by name (/dev/md/NAME), without udev. */
+/* klibc's ipconfig, which configures the network and writes NET_CONF_FORMAT */
+#define EARLYMOUNT_IPCONFIG "/usr/lib/earlymount/ipconfig"
+/* what an interface was configured with, as initramfs-tools hands it on */
+#define NET_CONF_FORMAT "/run/net-%s.conf"
+
 #define MD_DEV_DIR "/dev/md"
 /* mdadm's configuration, as Debian keeps it: the image gets the host's with --host-only. */
 #define MDADM_CONF "/etc/mdadm/mdadm.conf"

@@ -313,6 +313,7 @@ static const struct stage {
 	/* before the coldplug: a plan pinned by the boot loader lets ahci probe asynchronously */
 	{ "machine", stage_machine_facts, true },
 	{ "devices", stage_devices, true },
+	{ "network", boot_stage_network, true },
 	{ "enter-initrd", stage_enter_initrd, true },
 	{ "pre-discover", stage_hooks_pre_discover, true },
 	{ "plan", boot_stage_wait_for_plan, true },

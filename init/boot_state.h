@@ -75,6 +75,7 @@ int boot_check_init(struct boot *b);
 
 /* The stages that have a file of their own. */
 int boot_stage_wait_for_plan(struct boot *b); /* boot_wait.c */
+int boot_stage_network(struct boot *b);       /* boot_network.c */
 /* boot_wait.c: the plan made again once the root's files were read, waiting as the first
  * one did for a device they name: 0, or -errno with b->why. */
 int boot_wait_for_replan(struct boot *b);

@@ -60,7 +60,8 @@ void boot_prepare_steps(struct boot *b, const struct plan *plan, struct execute_
 	watch = (struct ask_watch){ b->devices.uevent_fd, load_modules_while_asking, b };
 	*ctx = (struct execute_ctx){ .disks = &b->devices.disks, .ensure_fs = ensure_filesystem,
 				     .load_module = load_module, .data = b, .watch = &watch,
-				     .tpm2_wait = b->opts.tpm2_wait };
+				     .tpm2_wait = b->opts.tpm2_wait,
+				     .timeout_sec = boot_plan_timeout_ms(&b->opts) / 1000 };
 }
 
 static bool tried_early(const struct boot *b, const char *luks_uuid)

@@ -6,6 +6,7 @@
 #include "boot_state.h"
 #include "execute.h"
 #include "log.h"
+#include "nfs_mount.h"
 #include "share.h"
 #include "storage_hold.h"
 #include "timing.h"
@@ -43,7 +44,8 @@ static void wait_for_shares(struct boot *b)
 	for (size_t i = 0; i < b->plan.n_steps; i++) {
 		const struct plan_step *s = &b->plan.steps[i];
 
-		if (s->op != OP_SHARE || share_present("/sys", s->fstype, s->source))
+		/* an NFS export is there once the network is (the network stage) */
+		if (s->op != OP_SHARE || nfs_fstype(s->fstype) || share_present("/sys", s->fstype, s->source))
 			continue;
 		share_describe("/sys", s->fstype, found, sizeof(found));
 		/* a long list of tags is cut: the message still says which one is missing */

@@ -115,6 +115,10 @@ struct machine {
 	 * at boot from the image, given to `earlymount plan --crypttab`) */
 	bool has_crypttab;
 	struct crypttab crypttab;
+	/* The interface the boot configured (ip=, an NFS root), from its /run/net-IFACE.conf: the
+	 * client's address and what DHCP named (root-path, next server) */
+	bool has_net;
+	struct net_lease net;
 };
 
 /* A partition that failed at this boot: set up, mounted, or found to hold no init. */

@@ -260,8 +260,10 @@ int plan_choose_disk(struct planner *p)
 
 	/* A share is no disk: partitions found beside it would belong to another system. */
 	if (plan_root_is_share(p) || (opts->root_kind == ROOT_TMPFS && plan_usr_is_share(p))) {
-		plan_note(p, "%s on a host share: no partitions discovered",
-			  plan_root_is_share(p) ? "root" : "/usr");
+		enum share_fs fs = plan_root_is_share(p) ? opts->root_share : opts->usr_share;
+
+		plan_note(p, "%s on %s: no partitions discovered", plan_root_is_share(p) ? "root" : "/usr",
+			  share_is_nfs(fs) ? "NFS" : "a host share");
 		goto out;
 	}
 	if (!opts->gpt_auto) {

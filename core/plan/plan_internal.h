@@ -300,6 +300,11 @@ int plan_check_share_options(struct planner *p);
 int plan_add_share_root(struct planner *p, const char *target, bool force_ro, const char *why_ro);
 int plan_add_share_usr(struct planner *p);
 
+/* plan_nfs.c: a share's mount when it is an NFS export (the source and options the kernel's
+ * client takes). */
+int plan_add_nfs_mount(struct planner *p, const char *tag, enum share_fs fs, const char *target,
+		       bool rw, const char *user, const char *key);
+
 /* plan_volatile.c: the root stage (root=tmpfs, systemd.volatile=) and the skeleton. */
 int plan_add_volatile_tmpfs(struct planner *p, const char *target, const char *reason);
 int plan_add_root_stage(struct planner *p);

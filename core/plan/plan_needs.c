@@ -32,6 +32,7 @@ static const struct fstype_module {
 	const char *module; /* NULL: none */
 } fstype_modules[] = {
 	{ "swap", NULL }, { "tmpfs", NULL }, { "ext2", "ext4" }, { "ext3", "ext4" },
+	{ "nfs", "nfsv3" }, { "nfs4", "nfsv4" },
 };
 
 static void add(struct plan_needs *needs, enum plan_need_kind kind, const char *name,
@@ -75,6 +76,9 @@ void plan_needs_add_op(enum plan_op op, const char *fstype, struct plan_needs *n
 		if (name && n->kind != NEED_FSCK)
 			add(needs, n->kind, name, n->option);
 	}
+	/* an NFS export comes over the network klibc's ipconfig configures */
+	if (op == OP_SHARE && (streq(fstype, "nfs") || streq(fstype, "nfs4")))
+		add(needs, NEED_PROGRAM, "ipconfig", "--network");
 }
 
 void plan_needs(const struct plan *plan, struct plan_needs *needs)

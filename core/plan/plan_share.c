@@ -1,4 +1,5 @@
-/* A root or /usr on a host share (virtiofs, 9p: QEMU's vhost-user-fs and virtio-9p). There is
+/* A root or /usr on a share: the host's (virtiofs, 9p: QEMU's vhost-user-fs and virtio-9p), or
+ * an NFS export (plan_nfs.c makes its mount). There is
  * no partition behind it: nothing to discover, verify or unlock, no GPT flag to honour; one
  * mount of the share's tag, read-only unless rw (mount.usrflags=rw for /usr) asks otherwise.
  * The volatile modes lay their tmpfs over it as over a disk root. */
@@ -79,6 +80,8 @@ static int add_share_mount(struct planner *p, const char *tag, enum share_fs fs,
 	struct plan_step *step = NULL;
 	int r;
 
+	if (share_is_nfs(fs))
+		return plan_add_nfs_mount(p, tag, fs, target, rw, user, key);
 	share_flags(p, fs, user, flags_text, sizeof(flags_text));
 	flags.user = flags_text;
 	r = plan_add_step(p, OP_SHARE, tag, target, share_fstype(fs), NULL, &step);

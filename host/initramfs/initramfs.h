@@ -50,7 +50,9 @@ struct builder {
 	const char *md_tool;     /* --md-tool, or NULL: the one beside /init */
 	const char *md_conf;     /* --md-conf, or NULL: with --host-only, the host's mdadm.conf */
 	bool no_fsck;            /* --no-fsck: no filesystem checkers */
-	const char *fsck_root;   /* --fsck-root: where the checkers come from, NULL: / */
+	const char *tools_root;  /* --tools-root (--fsck-root): where the checkers and ipconfig
+				  * come from, NULL: / */
+	bool network;            /* --network: ipconfig, network drivers and NFS's modules */
 	bool host_only;          /* --host-only: the modules of this host's / and /usr */
 	const char *sysfs;       /* --sysfs: the host's sysfs (default /sys) */
 	const char *mountinfo;   /* --mountinfo: its mounts (default /proc/self/mountinfo) */
@@ -78,12 +80,16 @@ struct builder {
 	/* LUKS_MODULES: in the image, built into the kernel, neither */
 	size_t n_luks_modules, n_luks_builtin, n_luks_absent;
 	struct name_list fsck_programs; /* the checkers added */
-	struct name_list fsck_files;    /* their files in the image, libraries included */
+	struct name_list tool_files;    /* the files of the checkers and ipconfig in the image,
+					 * libraries included */
 	struct name_list fsck_left_out; /* why a checker is not in the image, one per line */
 	/* --host-only: the filesystem types of the mounts the walk read, whose modules (and so
 	 * whose checkers) the image gets */
 	struct name_list host_fstypes;
 	uint64_t fsck_bytes;
+	size_t n_net_modules;  /* --network: its drivers and NFS's modules in the image */
+	size_t net_files;      /* --network: ipconfig and its library */
+	uint64_t net_bytes;
 	/* --host-only: the dm-crypt volumes under the mounts the walk read */
 	struct hostonly_crypt host_crypt[HOSTONLY_MAX_CRYPT];
 	size_t n_host_crypt;
@@ -100,6 +106,31 @@ struct builder {
 
 /* initramfs_args.c: 0, 1 after --help, or -EINVAL (reported) */
 int initramfs_parse_args(struct builder *b, int argc, char **argv);
+
+/* initramfs_closure.c: a program of the tools root with what it needs. */
+struct closure {
+	struct name_list dests;   /* image paths */
+	struct name_list sources; /* host paths, in pairs with dests */
+	struct name_list link_to; /* "" for a file, else the absolute image path it points to */
+	uint64_t bytes;
+};
+extern const char *const initramfs_gnu_triplets[ARCH_MAX];
+const char *initramfs_tools_root(const struct builder *b);
+/* rel (relative to the tools root) with its last component's symlinks followed inside the
+ * root; out is the path on the host. -ENOENT when nothing is there. */
+int initramfs_resolve_in_root(const struct builder *b, const char *rel, char *out, size_t size);
+/* Adds src as dest (image path), then its interpreter and libraries, and theirs; -ENOEXEC or
+ * -ENOENT (why says which file) when one is of another arch or missing. */
+int closure_add(const struct builder *b, struct closure *c, const char *dest, const char *src,
+		char *why, size_t why_size);
+int closure_deps(const struct builder *b, struct closure *c, const char *src, int depth,
+		 char *why, size_t why_size);
+int closure_install(struct builder *b, const struct closure *c);
+void closure_free(struct closure *c);
+
+/* initramfs_network.c: --network's modules, and ipconfig. 0 or -errno (said). */
+int initramfs_choose_network_modules(struct builder *b);
+int initramfs_add_network(struct builder *b);
 
 /* initramfs_elf.c */
 int elf_file_arch(const char *path, enum arch *arch);

@@ -133,7 +133,8 @@ out:
 static bool hold_request(struct modules *m, const char *modalias, bool record, enum load_mode mode)
 {
 	bool held = mode == LOAD_BACKGROUND && m->hold &&
-		    (modalias_holds_no_disk(modalias) || (m->hold_slow && modalias_scans_slowly(modalias)));
+		    (modalias_holds_no_disk(modalias) || (m->hold_slow && modalias_scans_slowly(modalias))) &&
+		    !(m->want_network && modalias_is_network(modalias));
 
 	if (held && !alias_list_has(&m->held, modalias) && alias_list_add(&m->held, modalias, !record) < 0)
 		held = false; /* out of memory: loaded now instead */
@@ -180,6 +181,29 @@ static int load_alias(struct modules *m, const char *modalias, bool record, enum
 			module_record_unmatched(m, modalias);
 	}
 	return r;
+}
+
+size_t modules_want_network(struct modules *m)
+{
+	struct alias_list held = m->held, kept = { 0 };
+	size_t loaded = 0;
+
+	m->want_network = true;
+	m->held = (struct alias_list){ 0 };
+	for (size_t i = 0; i < held.n; i++) {
+		const struct alias_seen *a = &held.items[i];
+
+		if (!modalias_is_network(a->alias)) {
+			if (alias_list_add(&kept, a->alias, a->bound) < 0)
+				load_alias(m, a->alias, !a->bound, LOAD_BACKGROUND); /* out of memory */
+			continue;
+		}
+		if (load_alias(m, a->alias, !a->bound, LOAD_NOW) > 0)
+			loaded++;
+	}
+	alias_list_free(&held);
+	m->held = kept;
+	return loaded;
 }
 
 size_t modules_release_held(struct modules *m, enum held_release what)

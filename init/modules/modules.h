@@ -52,7 +52,13 @@ struct modules {
 	 * likely controllers first */
 	bool hold_slow;
 	bool likely_requested; /* a likely controller's driver was requested */
+	bool want_network;     /* network controllers' drivers are not held (modules_want_network) */
 };
+
+/* The boot brings up the network: the held drivers of network controllers
+ * (modalias_is_network()) are loaded now, and those of controllers that appear later are no
+ * longer held. The other held ones stay held. The number of modules loaded. */
+size_t modules_want_network(struct modules *m);
 
 /* Opens libkmod on /lib/modules/$(uname -r). 0 or -errno. */
 int modules_open(struct modules *m);

@@ -26,6 +26,7 @@
 #include "parse.h"
 #include "probe.h"
 #include "resume.h"
+#include "nfs_mount.h"
 #include "share.h"
 #include "sysfs.h"
 #include "util.h"
@@ -468,6 +469,19 @@ static int op_umount(const struct plan_step *s, struct execute_ctx *ctx)
 	return r;
 }
 
+/* An NFS export, once the network is up (the boot's network stage): its version's module,
+ * then the mount, tried until the boot's timeout. */
+static int op_nfs(const struct plan_step *s, struct execute_ctx *ctx)
+{
+	const char *const *modules = nfs_modules(s->fstype);
+
+	for (size_t i = 0; modules && modules[i] && ctx->load_module; i++)
+		ctx->load_module(modules[i], ctx->data);
+	return nfs_mount(s->source, s->target, s->fstype, s->options,
+			 ctx->timeout_sec > 0 ? ctx->timeout_sec : EXECUTE_DEFAULT_TIMEOUT_SEC, ctx->why,
+			 sizeof(ctx->why));
+}
+
 /* A host share: its transport's module first (nothing else asks for it), then the mount;
  * a mount that fails says which shares the machine has. */
 static int op_share(const struct plan_step *s, struct execute_ctx *ctx)
@@ -476,6 +490,8 @@ static int op_share(const struct plan_step *s, struct execute_ctx *ctx)
 	char found[EXECUTE_WHY / 2];
 	int r;
 
+	if (nfs_fstype(s->fstype))
+		return op_nfs(s, ctx);
 	for (size_t i = 0; modules && modules[i] && ctx->load_module; i++)
 		ctx->load_module(modules[i], ctx->data);
 	r = mount_at(ctx, s->source, s->target, s->fstype, s->options);

@@ -13,6 +13,9 @@ struct ask_watch;
 
 #define EXECUTE_WHY 512
 
+/* How long a network share is tried when the context names no timeout. */
+#define EXECUTE_DEFAULT_TIMEOUT_SEC 30
+
 struct execute_ctx {
 	const struct disk_set *disks; /* for sources the plan gives as a spec (UUID=, …) */
 	/* Makes sure the kernel can mount fstype (loads its module); may be NULL. The result is
@@ -25,6 +28,7 @@ struct execute_ctx {
 	/* What a passphrase prompt does while it waits (ask_password.h); may be NULL. */
 	const struct ask_watch *watch;
 	int tpm2_wait;                /* systemd.tpm2_wait= (luks_open.h) */
+	int timeout_sec;              /* how long a network share is tried; <= 0: the default */
 	char why[EXECUTE_WHY];        /* after a failure: what failed, why, and what to try */
 	size_t failed;                /* after execute_steps() failed: the index of that step */
 };
