@@ -78,7 +78,7 @@ static const struct unsupported_fs {
 	const char *fstype;
 	const char *what;
 } unsupported_filesystems[] = {
-	{ "nfs", "NFS" },          { "nfs4", "NFS" },       { "cifs", "SMB (cifs)" },
+	{ "cifs", "SMB (cifs)" },
 	{ "smb3", "SMB (smb3)" },  { "zfs", "ZFS" },        { "ceph", "CephFS" },
 	{ "glusterfs", "GlusterFS" }, { "fuse.sshfs", "sshfs" },
 };
@@ -227,10 +227,28 @@ static int add_device(const struct hostonly_mount *m, const struct hostonly_devi
 	return r;
 }
 
+/* An NFS mount: the network (--network: ipconfig, the drivers) and its version's module. */
+static int choose_nfs(const struct hostonly_mount *m, struct hostonly_choice *choice)
+{
+	int r = hostonly_choose_fstype(m->fstype, choice);
+
+	choice->network = true;
+	if (r == 0)
+		r = add_name(choice, streq(m->fstype, "nfs4") ? "nfsv4" : "nfsv3");
+	/* "nfs" mounts of version 4 are common: both, as the boot's command line decides */
+	if (r == 0)
+		r = add_name(choice, "nfsv4");
+	return r;
+}
+
 int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choice)
 {
 	int r = 0;
 
+	if (streq(m->fstype, "nfs") || streq(m->fstype, "nfs4")) {
+		r = choose_nfs(m, choice);
+		goto out;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(unsupported_filesystems); i++)
 		if (streq(m->fstype, unsupported_filesystems[i].fstype)) {
 			snprintf(choice->unsupported, sizeof(choice->unsupported), "%s is on %s (%.200s)",
@@ -266,4 +284,9 @@ int hostonly_choose_fstype(const char *fstype, struct hostonly_choice *choice)
 int hostonly_choose_efi(struct hostonly_choice *choice)
 {
 	return add_name(choice, "efivarfs");
+}
+
+int hostonly_choose_modalias(const char *modalias, struct hostonly_choice *choice)
+{
+	return add_name(choice, modalias);
 }

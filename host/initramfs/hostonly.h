@@ -52,6 +52,8 @@ struct hostonly_choice {
 	bool verity; /* a dm-verity device is in a chain */
 	bool lvm;    /* an LVM2 logical volume is in a chain: the image needs lvm */
 	bool md;     /* an md array is in a chain: the image needs mdadm */
+	bool network; /* a mount is over NFS: the image needs --network (and the host's NICs'
+		       * drivers, which the walk adds) */
 	/* the dm-crypt volumes in the chains, each once: the crypttab entries the boot needs */
 	struct hostonly_crypt crypt[HOSTONLY_MAX_CRYPT];
 	size_t n_crypt;
@@ -60,7 +62,8 @@ struct hostonly_choice {
 	char unsupported[2 * HOSTONLY_NAME_MAX];
 };
 
-/* Adds what mount m needs to choice (names already there are not added twice).
+/* Adds what mount m needs to choice (names already there are not added twice); an NFS mount
+ * sets network and adds its modules.
  * 0; -ENOTBLK when m is not on a block device (there are no drivers to pick);
  * -EOPNOTSUPP when a device of its chain is one earlymount cannot assemble (choice->unsupported
  * says which); -ENOBUFS when the choice is full. */
@@ -69,6 +72,10 @@ int hostonly_choose(const struct hostonly_mount *m, struct hostonly_choice *choi
 /* Adds the module of filesystem type fstype ("fs-TYPE") and those it needs beside it (vfat's
  * codepages). 0, -ENOBUFS when the choice is full, -ENAMETOOLONG for an absurd type. */
 int hostonly_choose_fstype(const char *fstype, struct hostonly_choice *choice);
+
+/* Adds a network controller's modalias (the host's interfaces, for an NFS root). 0 or
+ * -ENOBUFS. */
+int hostonly_choose_modalias(const char *modalias, struct hostonly_choice *choice);
 
 /* The walk (host/initramfs/initramfs_hostonly.c): fills m, whose where the caller set, from
  * the mountinfo file and the sysfs tree at sysfs (a resolved path): its type, its source and

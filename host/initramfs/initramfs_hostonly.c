@@ -16,6 +16,7 @@
 #include "hostonly.h"
 #include "initramfs.h"
 #include "log.h"
+#include "sysfs.h"
 #include "util.h"
 
 /* The mount points whose devices the image must reach. */
@@ -474,6 +475,29 @@ out:
 
 /* The walk of /, /usr and the x-initrd.mount entries into choice; sysfs gets the resolved
  * --sysfs. */
+/* The drivers of the host's network controllers (sysfs/class/net/IFACE/device: virtual
+ * interfaces have none), for an NFS root. */
+static int choose_net_devices(const char *sysfs, struct hostonly_choice *choice)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], modalias[HOSTONLY_NAME_MAX];
+	struct dirent *e;
+	DIR *d;
+	int r = path_join(dir, sizeof(dir), sysfs, "class/net");
+
+	d = r == 0 ? opendir(dir) : NULL;
+	while (d && r == 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s/device/modalias", dir, e->d_name) <
+			    (int)sizeof(path) &&
+		    sysfs_read_line_at(AT_FDCWD, path, modalias, sizeof(modalias)))
+			r = hostonly_choose_modalias(modalias, choice);
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
 static int walk_host(struct builder *b, struct hostonly_choice *choice, char sysfs[PATH_MAX])
 {
 	struct walk w = { 0 };
@@ -490,6 +514,8 @@ static int walk_host(struct builder *b, struct hostonly_choice *choice, char sys
 		r = choose_mount(b, &w, hostonly_mount_points[i], NULL, choice);
 	if (r == 0)
 		r = walk_initrd_entries(b, &w, choice);
+	if (r == 0 && choice->network)
+		r = choose_net_devices(sysfs, choice);
 out:
 	return r;
 }
@@ -537,6 +563,8 @@ int initramfs_print_host_needs(struct builder *b)
 		printf("lvm\n");
 	if (r == 0 && choice->md)
 		printf("md\n");
+	if (r == 0 && choice->network)
+		printf("network\n");
 	free(choice);
 	return r;
 }
@@ -563,6 +591,11 @@ int initramfs_choose_host_modules(struct builder *b)
 	if (r == 0 && choice->md && !b->md && !b->print_modules) {
 		log_err("--host-only: /, /usr or an x-initrd.mount entry is on an md RAID array: pass --md, so that the image can "
 			"assemble it");
+		r = -EINVAL;
+	}
+	if (r == 0 && choice->network && !b->network && !b->print_modules) {
+		log_err("--host-only: /, /usr or an x-initrd.mount entry is over NFS: pass --network, so that "
+			"the image can bring up the network and mount it");
 		r = -EINVAL;
 	}
 	if (r == 0)

@@ -253,6 +253,25 @@ static void test_not_block(void **state)
 	(void)state;
 }
 
+/* An NFS root is the network's: its modules, and the image needs --network. SMB is refused. */
+static void test_nfs(void **state)
+{
+	struct hostonly_mount *m = mount_of("/", "nfs", false, NULL, 0);
+	struct hostonly_choice *c = calloc(1, sizeof(*c));
+	static const char *const want[] = { "fs-nfs", "nfsv3", "nfsv4" };
+
+	assert_int_equal(hostonly_choose(m, c), 0);
+	assert_true(c->network);
+	assert_names(c, want, ARRAY_SIZE(want));
+	memset(c, 0, sizeof(*c));
+	snprintf(m->fstype, sizeof(m->fstype), "cifs");
+	assert_int_equal(hostonly_choose(m, c), -EOPNOTSUPP);
+	assert_non_null(strstr(c->unsupported, "SMB"));
+	free(m);
+	free(c);
+	(void)state;
+}
+
 /* More distinct names than the choice holds: -ENOBUFS, never an overflow. */
 static void test_full(void **state)
 {
@@ -285,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_lvm_and_unsupported_stacks),
 		cmocka_unit_test(test_vfat_extras),
 		cmocka_unit_test(test_not_block),
+		cmocka_unit_test(test_nfs),
 		cmocka_unit_test(test_full),
 	};
 
