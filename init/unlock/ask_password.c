@@ -16,6 +16,8 @@
 
 #include "ask_password.h"
 #include "fileio.h"
+#include "log.h"
+#include "password_agent.h"
 #include "paths.h"
 #include "util.h"
 #include "watchdog.h"
@@ -123,7 +125,8 @@ int ask_password(const char *prompt, int timeout_sec, const struct ask_watch *wa
 		 size_t size)
 {
 	struct consoles cs;
-	struct pollfd fds[MAX_CONSOLES + 1];
+	struct agent_ask agent;
+	struct pollfd fds[MAX_CONSOLES + 2];
 	bool watching = watch && watch->ready && watch->fd >= 0;
 	long long deadline = timeout_sec > 0 ? now_ms() + (long long)timeout_sec * 1000 : -1;
 	bool overlong[MAX_CONSOLES] = { false };
@@ -138,6 +141,10 @@ int ask_password(const char *prompt, int timeout_sec, const struct ask_watch *wa
 		fds[i] = (struct pollfd){ .fd = cs.c[i].fd, .events = POLLIN };
 	/* after the consoles: a line typed counts before the watch's work */
 	fds[cs.n] = (struct pollfd){ .fd = watching ? watch->fd : -1, .events = POLLIN };
+	/* and an agent's answer (over SSH: `/init answer`) as well as a line typed */
+	if (agent_ask_open(prompt, &agent) < 0)
+		log_debug("no password agent can answer: unable to put the question in %s", ASK_PASSWORD_DIR);
+	fds[cs.n + 1] = (struct pollfd){ .fd = agent.fd, .events = POLLIN };
 	alive = cs.n;
 	for (r = 0; r == 0;) {
 		long long left = deadline < 0 ? -1 : deadline - now_ms();
@@ -151,7 +158,7 @@ int ask_password(const char *prompt, int timeout_sec, const struct ask_watch *wa
 			r = -ETIMEDOUT;
 			break;
 		}
-		ready = watchdog_poll(fds, cs.n + 1, left < 0 ? -1 : (int)left);
+		ready = watchdog_poll(fds, cs.n + 2, left < 0 ? -1 : (int)left);
 		if (ready < 0 && errno != EINTR)
 			r = -errno;
 		for (size_t i = 0; ready > 0 && r == 0 && i < cs.n; i++) {
@@ -163,6 +170,12 @@ int ask_password(const char *prompt, int timeout_sec, const struct ask_watch *wa
 				alive--;
 			}
 		}
+		if (ready > 0 && r == 0 && (fds[cs.n + 1].revents & POLLIN) &&
+		    (r = agent_ask_read(&agent, out, size)) > 0) {
+			consoles_write(&cs, "(answered by a password agent)");
+			log_info("the passphrase came from a password agent");
+			r = 1;
+		}
 		/* POLLERR too: a uevent socket that overflowed says so once, and is read again */
 		if (ready > 0 && r == 0 && (fds[cs.n].revents & (POLLIN | POLLERR)))
 			watch->ready(watch->data);
@@ -173,6 +186,7 @@ int ask_password(const char *prompt, int timeout_sec, const struct ask_watch *wa
 		r = (int)strlen(out);
 	else
 		explicit_bzero(out, size);
+	agent_ask_close(&agent);
 out:
 	consoles_close(&cs);
 	return r;
