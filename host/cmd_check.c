@@ -81,6 +81,7 @@ static const struct program_path {
 	{ "earlymount-luks", LUKS_HELPER_PATH },
 	{ "lvm", EARLYMOUNT_LVM },
 	{ "mdadm", EARLYMOUNT_MDADM },
+	{ "ipconfig", EARLYMOUNT_IPCONFIG },
 };
 
 /* The images distributions' generators write for a kernel release, in the order looked for. */

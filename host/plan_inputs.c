@@ -1,4 +1,5 @@
 /* The inputs of a plan made on the host: options, images, the command line. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -119,6 +120,45 @@ static int set_crypttab(void *ctx, const char *value)
 	return plan_inputs_crypttab(ctx, value);
 }
 
+/* A /run/net-IFACE.conf (klibc's ipconfig's): the interface the boot configured, and what
+ * DHCP named (root-path, next server). */
+static int read_lease(struct plan_inputs *in, const char *path)
+{
+	char text[4096];
+	ssize_t n = read_file_at(AT_FDCWD, path, text, sizeof(text));
+
+	if (n < 0 || net_lease_parse(text, (size_t)n, &in->machine.net) < 0)
+		return -EINVAL;
+	in->machine.has_net = true;
+	return 0;
+}
+
+static int set_lease(void *ctx, const char *value)
+{
+	struct plan_inputs *in = ctx;
+
+	return read_lease(in, value) < 0
+		       ? usage_error(in, "--lease names no readable lease with an IPV4ADDR (a /run/net-IFACE.conf):", value)
+		       : 0;
+}
+
+/* The running system's lease, which its initramfs left (an NFS root's). */
+static void host_lease(struct plan_inputs *in)
+{
+	char path[300];
+	struct dirent *e;
+	DIR *d = opendir("/run");
+
+	while (d && !in->machine.has_net && (e = readdir(d))) {
+		if (strncmp(e->d_name, "net-", 4) != 0 || !strstr(e->d_name, ".conf"))
+			continue;
+		snprintf(path, sizeof(path), "/run/%s", e->d_name);
+		(void)read_lease(in, path);
+	}
+	if (d)
+		closedir(d);
+}
+
 const struct host_opt plan_input_opts[] = {
 	{ "image", 'i', "FILE", HOST_SETTER(set_image),
 	  .help = "a disk image (or block device); repeat for several disks" },
@@ -134,6 +174,9 @@ const struct host_opt plan_input_opts[] = {
 	  .help = "the root's /etc/fstab: its /usr and x-initrd.mount entries" },
 	{ "crypttab", 't', "FILE", HOST_SETTER(set_crypttab),
 	  .help = "the initramfs's /etc/crypttab: the LUKS volumes the boot opens" },
+	{ "lease", 0, "FILE", HOST_SETTER(set_lease),
+	  .help = "what the network got at boot (a /run/net-IFACE.conf): the\n"
+		  "client's address, DHCP's root-path, for an NFS root" },
 	{ 0 },
 };
 
@@ -179,6 +222,8 @@ int plan_inputs_host(struct plan_inputs *in)
 		r = plan_inputs_fstab(in, "/etc/fstab");
 	if (r == 0 && !m->loader_partuuid[0])
 		(void)efivars_boot_partuuid(EFIVARS_DIR, m->loader_partuuid);
+	if (r == 0 && !m->has_net)
+		host_lease(in);
 	if (r == 0 && (r = block_probe_all(&in->disks)) < 0) {
 		fprintf(stderr, "earlymount: cannot list the block devices in /sys/class/block: %s\n",
 			strerror(-r));
