@@ -103,6 +103,13 @@ static void print_summary(const struct builder *b, const char *init, uint64_t im
 		       "and NFS modules\n", EARLYMOUNT_IPCONFIG, b->net_files, size,
 		       initramfs_tools_root(b), b->n_net_modules);
 	}
+	if (b->ssh_authorized_keys) {
+		format_size(b->ssh_bytes, size, sizeof(size));
+		printf("ssh: dropbear as %s (%zu files with its libraries, %s); host keys from %s; "
+		       "root's keys from %s (the image is mode 0600)\n", EARLYMOUNT_DROPBEAR, b->ssh_files,
+		       size, b->ssh_host_keys ? b->ssh_host_keys : "/etc/earlymount/dropbear",
+		       b->ssh_authorized_keys);
+	}
 	if (b->lvm) {
 		format_size(b->lvm_tool_size, size, sizeof(size));
 		printf("lvm: %s (%s, %s) as %s, with dm_mod\n", b->lvm_tool_found, arch_name(b->arch),
@@ -349,6 +356,8 @@ static int build(struct builder *b)
 		r = initramfs_add_checkers(b);
 	if (r == 0)
 		r = initramfs_add_network(b);
+	if (r == 0)
+		r = initramfs_add_ssh(b);
 	if (r == 0)
 		r = initramfs_add_keymaps(b);
 	if (r == 0)

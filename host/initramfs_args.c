@@ -198,6 +198,13 @@ static const struct host_opt initramfs_opts[] = {
 		  "instead of / (another architecture's packages unpacked with\n"
 		  "dpkg-deb -x)" },
 	{ "fsck-root", 0, "DIR", STRING(tools_root), .help = "the same as --tools-root" },
+	{ "ssh-authorized-keys", 0, "FILE", STRING(ssh_authorized_keys), IMPLIES(network),
+	  .help = "add Debian's dropbear (dropbear-bin, from the tools root) with\n"
+		  "FILE as root's authorized_keys: once the network is up, an\n"
+		  "SSH login answers the passphrase prompt (implies --network)" },
+	{ "ssh-host-keys", 0, "DIR", STRING(ssh_host_keys),
+	  .help = "where dropbear's host keys are kept, made once with\n"
+		  "dropbearkey when missing (default /etc/earlymount/dropbear)" },
 	{ "network", 0, NULL, FLAG(network),
 	  .help = "add klibc's ipconfig (package klibc-utils) with its library,\n"
 		  "the common network drivers and NFS's modules: ip= and NFS\n"

@@ -21,6 +21,11 @@
 /* what an interface was configured with, as initramfs-tools hands it on */
 #define NET_CONF_FORMAT "/run/net-%s.conf"
 
+/* dropbear, its host keys, and the shell it gives root: /init, which answers the passphrase
+ * prompt (password_agent.h) */
+#define EARLYMOUNT_DROPBEAR "/usr/lib/earlymount/dropbear"
+#define DROPBEAR_KEY_DIR "/etc/earlymount/dropbear"
+
 #define MD_DEV_DIR "/dev/md"
 /* mdadm's configuration, as Debian keeps it: the image gets the host's with --host-only. */
 #define MDADM_CONF "/etc/mdadm/mdadm.conf"

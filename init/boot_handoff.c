@@ -9,6 +9,7 @@
 #include "log.h"
 #include "pcr_phase.h"
 #include "luks_open.h"
+#include "leftovers.h"
 #include "switchroot.h"
 #include "udev_db.h"
 #include "util.h"
@@ -42,6 +43,16 @@ static void finish_module_loads(struct boot *b)
 	modules_finish(&b->modules, HANDOFF_MODULES_WAIT_MS, &waited_ms);
 	if (running > 0)
 		timing_add(&b->timings, "module-wait", start, waited_ms);
+}
+
+/* What still runs (the SSH server, its sessions, a hook's background job) ends here. */
+static void end_leftovers(void)
+{
+	char names[256];
+	size_t n = leftovers_end(names, sizeof(names));
+
+	if (n)
+		log_info("ended %zu process%s the initramfs left: %s", n, n == 1 ? "" : "es", names);
 }
 
 /* Checks first; from switchroot_enter() on there is no way back. */
@@ -79,6 +90,7 @@ int boot_handoff(struct boot *b)
 	pcr_phase_measure("leave-initrd");
 	devices_close(&b->devices);
 	modules_close(&b->modules);
+	end_leftovers();
 	r = switchroot_enter(SYSROOT, b->why, sizeof(b->why));
 	if (r < 0)
 		goto out;

@@ -9,6 +9,7 @@
 #include "link.h"
 #include "log.h"
 #include "net_handoff.h"
+#include "ssh_server.h"
 #include "util.h"
 
 /* The first ip= that configures something; DHCP on the first interface with a link when
@@ -59,6 +60,17 @@ static void log_lease(const struct net_lease *l)
 		 l->root_path[0] ? ", root-path " : "", l->root_path);
 }
 
+/* The image's SSH server, for a passphrase from afar: a failure to start it leaves the
+ * consoles to ask, and is said. */
+static void ssh_start(void)
+{
+	int r = ssh_server_start();
+
+	if (r < 0 && r != -ENOENT)
+		log_warn("unable to start the SSH server: %s; the passphrase is asked on the consoles alone",
+			 strerror(-r));
+}
+
 int boot_stage_network(struct boot *b)
 {
 	const struct net_ip *ip;
@@ -87,6 +99,7 @@ int boot_stage_network(struct boot *b)
 	if (net_handoff_write(&b->machine.net) < 0)
 		log_warn("unable to write the systemd-networkd unit of %s: the real system configures it anew",
 			 name);
+	ssh_start();
 out:
 	return r;
 }

@@ -117,8 +117,10 @@ static void nfs_flags(struct planner *p, const struct nfs_source *s, bool v4, co
 	const char *client = client_address(p);
 
 	plan_text_init(&t, out, size);
-	if (!v4 && !has_option(s, user, "vers") && !has_option(s, user, "nfsvers"))
-		plan_text_add(&t, "vers=3,");
+	/* the kernel mounts NFSv3 for nfs, and 4.0 for nfs4, unless told: no mount.nfs
+	 * negotiates here, and 4.2 is what servers of the last decade speak */
+	if (!has_option(s, user, "vers") && !has_option(s, user, "nfsvers"))
+		plan_text_add(&t, "%s,", v4 ? "vers=4.2" : "vers=3");
 	if (!v4 && !has_option(s, user, "lock") && !has_option(s, user, "nolock"))
 		plan_text_add(&t, "nolock,");
 	plan_text_add(&t, "addr=%s", s->server);

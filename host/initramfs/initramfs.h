@@ -53,6 +53,8 @@ struct builder {
 	const char *tools_root;  /* --tools-root (--fsck-root): where the checkers and ipconfig
 				  * come from, NULL: / */
 	bool network;            /* --network: ipconfig, network drivers and NFS's modules */
+	const char *ssh_authorized_keys; /* --ssh-authorized-keys: dropbear, for unlocking over SSH */
+	const char *ssh_host_keys; /* --ssh-host-keys: where its host keys are kept, NULL: the default */
 	bool host_only;          /* --host-only: the modules of this host's / and /usr */
 	const char *sysfs;       /* --sysfs: the host's sysfs (default /sys) */
 	const char *mountinfo;   /* --mountinfo: its mounts (default /proc/self/mountinfo) */
@@ -90,6 +92,8 @@ struct builder {
 	size_t n_net_modules;  /* --network: its drivers and NFS's modules in the image */
 	size_t net_files;      /* --network: ipconfig and its library */
 	uint64_t net_bytes;
+	size_t ssh_files;      /* --ssh-authorized-keys: dropbear and its libraries */
+	uint64_t ssh_bytes;
 	/* --host-only: the dm-crypt volumes under the mounts the walk read */
 	struct hostonly_crypt host_crypt[HOSTONLY_MAX_CRYPT];
 	size_t n_host_crypt;
@@ -126,11 +130,18 @@ int closure_add(const struct builder *b, struct closure *c, const char *dest, co
 int closure_deps(const struct builder *b, struct closure *c, const char *src, int depth,
 		 char *why, size_t why_size);
 int closure_install(struct builder *b, const struct closure *c);
+/* The program in_root (relative to the tools root) as dest (an image path) with what it needs;
+ * a missing one is said naming option and Debian's package. The files and bytes added. 0 or
+ * -errno (said). */
+int initramfs_add_program(struct builder *b, const char *in_root, const char *dest,
+			  const char *option, const char *package, size_t *files, uint64_t *bytes);
 void closure_free(struct closure *c);
 
 /* initramfs_network.c: --network's modules, and ipconfig. 0 or -errno (said). */
 int initramfs_choose_network_modules(struct builder *b);
 int initramfs_add_network(struct builder *b);
+/* initramfs_ssh.c: --ssh-authorized-keys: dropbear, its host keys, root's account. */
+int initramfs_add_ssh(struct builder *b);
 
 /* initramfs_elf.c */
 int elf_file_arch(const char *path, enum arch *arch);

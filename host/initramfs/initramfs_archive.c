@@ -220,7 +220,7 @@ int initramfs_write_image(struct builder *b, uint64_t *image_size, uint64_t *raw
 		r = write_compressed(b, fd, raw_size);
 	if (r < 0)
 		goto out;
-	if (fstat(fd, &st) < 0 || fchmod(fd, b->crypttab_keys.n ? 0600 : 0644) < 0)
+	if (fstat(fd, &st) < 0 || fchmod(fd, b->crypttab_keys.n || b->ssh_authorized_keys ? 0600 : 0644) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;

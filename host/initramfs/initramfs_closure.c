@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "initramfs.h"
+#include "log.h"
 #include "util.h"
 
 /* Where the dynamic loaders look without an ld.so.cache: the multiarch directory first. */
@@ -182,5 +183,32 @@ int closure_install(struct builder *b, const struct closure *c)
 		if (r == 0)
 			r = name_list_add(&b->tool_files, c->dests.names[i]);
 	}
+	return r;
+}
+
+int initramfs_add_program(struct builder *b, const char *in_root, const char *dest,
+			  const char *option, const char *package, size_t *files, uint64_t *bytes)
+{
+	struct closure c = { 0 };
+	char src[PATH_MAX], why[PATH_MAX + 128] = "";
+	size_t before = b->tool_files.n;
+	int r = initramfs_resolve_in_root(b, in_root, src, sizeof(src));
+
+	if (r < 0) {
+		log_err("%s: no /%s in %s (Debian package %s)", option, in_root, initramfs_tools_root(b),
+			package);
+		goto out;
+	}
+	r = closure_add(b, &c, dest, src, why, sizeof(why));
+	if (r == 0)
+		r = closure_deps(b, &c, src, 0, why, sizeof(why));
+	if (r == 0)
+		r = closure_install(b, &c);
+	if (r < 0 && why[0])
+		log_err("%s: %s", option, why);
+	*files = b->tool_files.n - before;
+	*bytes = c.bytes;
+out:
+	closure_free(&c);
 	return r;
 }

@@ -40,32 +40,6 @@ static int choose_network_modules(struct builder *b)
 	return r;
 }
 
-static int add_ipconfig(struct builder *b)
-{
-	struct closure c = { 0 };
-	char src[PATH_MAX], why[PATH_MAX + 128] = "";
-	size_t before = b->tool_files.n;
-	int r = initramfs_resolve_in_root(b, KLIBC_IPCONFIG, src, sizeof(src));
-
-	if (r < 0) {
-		log_err("--network: no /%s in %s (Debian package klibc-utils)", KLIBC_IPCONFIG,
-			initramfs_tools_root(b));
-		goto out;
-	}
-	r = closure_add(b, &c, EARLYMOUNT_IPCONFIG + 1, src, why, sizeof(why));
-	if (r == 0)
-		r = closure_deps(b, &c, src, 0, why, sizeof(why));
-	if (r == 0)
-		r = closure_install(b, &c);
-	if (r < 0 && why[0])
-		log_err("--network: ipconfig: %s", why);
-	b->net_files = b->tool_files.n - before;
-	b->net_bytes = c.bytes;
-out:
-	closure_free(&c);
-	return r;
-}
-
 int initramfs_choose_network_modules(struct builder *b)
 {
 	return b->network ? choose_network_modules(b) : 0;
@@ -73,5 +47,7 @@ int initramfs_choose_network_modules(struct builder *b)
 
 int initramfs_add_network(struct builder *b)
 {
-	return b->network ? add_ipconfig(b) : 0;
+	return b->network ? initramfs_add_program(b, KLIBC_IPCONFIG, EARLYMOUNT_IPCONFIG + 1, "--network",
+						  "klibc-utils", &b->net_files, &b->net_bytes)
+			  : 0;
 }

@@ -68,7 +68,7 @@ static void test_dracut_forms(void **state)
 	lease(f, "10.77.0.100", "", "");
 	assert_int_equal(plan_line(f, "root=nfs4:10.77.0.1:/srv/nfs/root:rsize=65536 rw"), 0);
 	want_share(f, 0, "10.77.0.1:/srv/nfs/root", "/sysroot", "nfs4",
-		   "rw,addr=10.77.0.1,clientaddr=10.77.0.100,rsize=65536");
+		   "rw,vers=4.2,addr=10.77.0.1,clientaddr=10.77.0.100,rsize=65536");
 	fx_free(f);
 
 	/* vers=4.2 on nfs: mounted as nfs4 (its module) */
@@ -117,7 +117,7 @@ static void test_kernel_form(void **state)
 	f = fx_new();
 	lease(f, "10.77.0.100", "", "10.77.0.1:/srv/nfs/root");
 	assert_int_equal(plan_line(f, "rootfstype=nfs4 root=/dev/nfs"), 0);
-	want_share(f, 0, "10.77.0.1:/srv/nfs/root", "/sysroot", "nfs4", "ro,addr=10.77.0.1,clientaddr=10.77.0.100");
+	want_share(f, 0, "10.77.0.1:/srv/nfs/root", "/sysroot", "nfs4", "ro,vers=4.2,addr=10.77.0.1,clientaddr=10.77.0.100");
 	fx_free(f);
 	(void)state;
 }
