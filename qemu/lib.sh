@@ -71,14 +71,15 @@ fetch_extras() {
 	sh "$here/extras" "$KERNEL_ROOT" || die "could not fetch busybox and systemd-boot (see above)"
 }
 
-# e2fsck and fsck.fat of ARCH with their libraries, a root tree (see qemu/fsck-tools).
+# e2fsck, fsck.fat and klibc's ipconfig of ARCH with their libraries, a root tree (see
+# qemu/fsck-tools).
 fsck_tools_dir() { echo "$KERNEL_ROOT/fsck/$(deb_arch "$1")"; }
 fetch_fsck_tools() { # ARCH...
 	lib_debs=""
 	for lib_a in "$@"; do [ "$lib_a" = "$HOST_ARCH" ] || lib_debs="$lib_debs $(deb_arch "$lib_a")"; done
 	[ -z "$lib_debs" ] && return 0
 	# shellcheck disable=SC2086
-	sh "$here/fsck-tools" "$KERNEL_ROOT" $lib_debs || die "could not fetch e2fsck and fsck.fat (see above)"
+	sh "$here/fsck-tools" "$KERNEL_ROOT" $lib_debs || die "could not fetch e2fsck, fsck.fat and ipconfig (see above)"
 }
 
 # The crypttab of tests/fixtures/NAME with @KEY@ the checkout's path of the fixtures' key file
@@ -156,6 +157,12 @@ build_initramfs() { # ARCH [VARIANT]
 	# and a credential where systemd-stub puts the ESP's (/.extra/global_credentials), as if
 	# a UKI had booted: earlymount then does the whole import, the real systemd none
 	stubcreds) set -- "$1" --no-fsck --add tests/fixtures/stub-credential.cred:/.extra/global_credentials/earlymount.stub.cred ;;
+	# the network (issue 46): NIC drivers, NFS, klibc's ipconfig with its klibc .so from a
+	# root tree of the image's arch: the host's own / (klibc-utils, which initramfs-tools
+	# depends on: .ci/deps), else Debian's of the arch (qemu/fsck-tools)
+	network)
+		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1" --no-fsck --network --tools-root /
+		else set -- "$1" --no-fsck --network --tools-root "$(fsck_tools_dir "$1")"; fi ;;
 	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
 	# else Debian's of the arch (qemu/fsck-tools); lvm-fsck is the bench's `--lvm` image
 	fsck | luks-fsck | lvm-fsck | fsck-ko)
@@ -166,7 +173,7 @@ build_initramfs() { # ARCH [VARIANT]
 		lvm-fsck) set -- "$@" --lvm ;;
 		fsck-ko) set -- "$@" --compress-modules none ;;
 		esac ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, fsck-ko, md, watchdog, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, fsck-ko, md, watchdog, network, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
 	esac
 	mkdir -p "$(dirname "$lib_img")"
 	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1
@@ -427,6 +434,37 @@ build_repart_image() { # ARCH IMAGE DEFS [ESP-DIR]
 		return 1
 	}
 	rm -rf "$lib_defs" "$lib_img.json" "$lib_img.out"
+}
+
+# --- private links between guests (issue 46) ---
+
+# Whether no UDP socket of this machine is bound to PORT (/proc/net/udp and udp6).
+udp_port_free() { # PORT
+	lib_hex=$(printf ':%04X' "$1")
+	! awk -v h="$lib_hex" 'FNR > 1 && substr($2, length($2) - 4) == h { found = 1 } END { exit !found }' \
+		/proc/net/udp /proc/net/udp6 2>/dev/null
+}
+
+# Two UDP ports of 127.0.0.1, udp_pair and udp_pair + 1, for a link between two QEMUs (-netdev
+# dgram): unbound now, and held for as long as file descriptor FD stays open, here and in
+# every process that inherits it, by a lock on /tmp/earlymount-udp/PORT that every checkout's
+# runs share: two runs side by side never take the same pair. Below Linux's ephemeral ports
+# (32768 up), which any program's socket may be given while a link's client is not running.
+reserve_udp_pair() { # FD
+	mkdir -p /tmp/earlymount-udp
+	# each run starts its search elsewhere: runs started together rarely try the same pair
+	lib_p=$((30000 + $$ % 1000 * 2)) lib_tries=0
+	while [ $lib_tries -lt 1000 ]; do
+		if udp_port_free "$lib_p" && udp_port_free $((lib_p + 1)); then
+			eval "exec $1>/tmp/earlymount-udp/$lib_p"
+			flock -n "$1" && { udp_pair=$lib_p; return 0; }
+			eval "exec $1>&-"
+		fi
+		lib_p=$((lib_p + 2))
+		[ $lib_p -lt 32000 ] || lib_p=30000
+		lib_tries=$((lib_tries + 1))
+	done
+	return 1
 }
 
 # --- reading what the guest printed (serial logs have CR LF line ends) ---
