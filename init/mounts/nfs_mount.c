@@ -111,11 +111,15 @@ int nfs_mount(const char *source, const char *target, const char *fstype, const 
 		watchdog_poll(NULL, 0, PAUSE_MS);
 		r = 0;
 	}
-	if (r < 0)
-		snprintf(why, why_size, "unable to mount the NFS export %s on %s: %s%s%s (%u %s in %d s); "
-			 "check that the server %s is up and exports %s to this client, and the "
-			 "network (ip=)", source, target, strerror(-r),
-			 r == -ETIMEDOUT ? ": the server " : "", r == -ETIMEDOUT ? server : "", tries,
-			 tries == 1 ? "try" : "tries", timeout_sec, server, source + strlen(server) + 1);
+	if (r == -ETIMEDOUT)
+		snprintf(why, why_size, "unable to mount the NFS export %s on %s: the server %s did not "
+			 "answer (%u %s in %d s); check that it is up and exports %s to this client, and "
+			 "the network (ip=)", source, target, server, tries, tries == 1 ? "try" : "tries",
+			 timeout_sec, source + strlen(server) + 1);
+	else if (r < 0)
+		snprintf(why, why_size, "unable to mount the NFS export %s on %s: %s (%u %s in %d s); "
+			 "check that the server %s exports %s to this client, and the network (ip=)",
+			 source, target, strerror(-r), tries, tries == 1 ? "try" : "tries", timeout_sec,
+			 server, source + strlen(server) + 1);
 	return r;
 }
