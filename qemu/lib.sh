@@ -74,6 +74,11 @@ fetch_extras() {
 # e2fsck, fsck.fat and klibc's ipconfig of ARCH with their libraries, a root tree (see
 # qemu/fsck-tools).
 fsck_tools_dir() { echo "$KERNEL_ROOT/fsck/$(deb_arch "$1")"; }
+# The root tree the image's programs of another arch come from (klibc's ipconfig, dropbear):
+# the host's own / on its arch (.ci/deps installs them), else Debian's of the arch.
+tools_root() { # ARCH
+	if [ "$1" = "$HOST_ARCH" ]; then echo /; else fsck_tools_dir "$1"; fi
+}
 fetch_fsck_tools() { # ARCH...
 	lib_debs=""
 	for lib_a in "$@"; do [ "$lib_a" = "$HOST_ARCH" ] || lib_debs="$lib_debs $(deb_arch "$lib_a")"; done
@@ -148,6 +153,10 @@ build_initramfs() { # ARCH [VARIANT]
 	crypttab-key) set -- "$1" --no-fsck --luks --crypttab "$(crypttab_file crypttab-key)" ;;
 	# a root whose LUKS header is a file of the image
 	crypttab-header) set -- "$1" --no-fsck --luks --crypttab "$(crypttab_file crypttab-header)" ;;
+	# dropbear, root's key the scenarios' client's (qemu/ssh-answer), the host keys kept in
+	# $build/qemu/ssh/hostkeys; Debian's dropbear of the arch from the tools root
+	luks-ssh) set -- "$1" --no-fsck --luks --ssh-authorized-keys "$(ssh_client_key).pub" \
+		--ssh-host-keys "$build/qemu/ssh/hostkeys" --tools-root "$(tools_root "$1")" ;;
 	# a plain dm-crypt root
 	crypttab-plain) set -- "$1" --no-fsck --luks --crypttab "$(crypttab_file crypttab-plain)" ;;
 	# an encrypted swap to resume from, by the name crypttab gives it
@@ -160,9 +169,7 @@ build_initramfs() { # ARCH [VARIANT]
 	# the network (issue 46): NIC drivers, NFS, klibc's ipconfig with its klibc .so from a
 	# root tree of the image's arch: the host's own / (klibc-utils, which initramfs-tools
 	# depends on: .ci/deps), else Debian's of the arch (qemu/fsck-tools)
-	network)
-		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1" --no-fsck --network --tools-root /
-		else set -- "$1" --no-fsck --network --tools-root "$(fsck_tools_dir "$1")"; fi ;;
+	network) set -- "$1" --no-fsck --network --tools-root "$(tools_root "$1")" ;;
 	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
 	# else Debian's of the arch (qemu/fsck-tools); lvm-fsck is the bench's `--lvm` image
 	fsck | luks-fsck | lvm-fsck | fsck-ko)
@@ -465,6 +472,40 @@ reserve_udp_pair() { # FD
 		lib_tries=$((lib_tries + 1))
 	done
 	return 1
+}
+
+# A TCP port of 127.0.0.1 for QEMU's forwarded SSH port (qemu/boot --net-user-ssh), in
+# tcp_port: not listened on now, and held like reserve_udp_pair's (its own range, below the
+# ephemeral ports).
+tcp_port_free() { # PORT
+	lib_hex=$(printf ':%04X' "$1")
+	! awk -v h="$lib_hex" 'FNR > 1 && substr($2, length($2) - 4) == h { found = 1 } END { exit !found }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+reserve_tcp_port() { # FD
+	mkdir -p /tmp/earlymount-udp
+	lib_p=$((32100 + $$ % 600)) lib_tries=0
+	while [ $lib_tries -lt 600 ]; do
+		if tcp_port_free "$lib_p"; then
+			eval "exec $1>/tmp/earlymount-udp/tcp-$lib_p"
+			flock -n "$1" && { tcp_port=$lib_p; return 0; }
+			eval "exec $1>&-"
+		fi
+		lib_p=$((lib_p + 1))
+		[ $lib_p -lt 32700 ] || lib_p=32100
+		lib_tries=$((lib_tries + 1))
+	done
+	return 1
+}
+
+# The SSH client's key of the scenarios that unlock over SSH, made once (ssh-keygen), and
+# where the image's host keys are kept (made once by `earlymount initramfs`).
+ssh_client_key() {
+	lib_dir=$build/qemu/ssh
+	mkdir -p "$lib_dir"
+	[ -s "$lib_dir/id" ] || ssh-keygen -q -t ed25519 -N '' -C earlymount-test -f "$lib_dir/id" </dev/null >/dev/null ||
+		return 1
+	echo "$lib_dir/id"
 }
 
 # --- reading what the guest printed (serial logs have CR LF line ends) ---
