@@ -445,57 +445,48 @@ build_repart_image() { # ARCH IMAGE DEFS [ESP-DIR]
 
 # --- private links between guests (issue 46) ---
 
-# Whether no UDP socket of this machine is bound to PORT (/proc/net/udp and udp6).
-udp_port_free() { # PORT
-	lib_hex=$(printf ':%04X' "$1")
+# Whether no socket of this machine (PROTO udp or tcp) is bound to PORT (/proc/net/PROTO, and
+# PROTO6).
+port_free() { # PROTO PORT
+	lib_hex=$(printf ':%04X' "$2")
 	! awk -v h="$lib_hex" 'FNR > 1 && substr($2, length($2) - 4) == h { found = 1 } END { exit !found }' \
-		/proc/net/udp /proc/net/udp6 2>/dev/null
+		"/proc/net/$1" "/proc/net/${1}6" 2>/dev/null
+}
+
+# COUNT ports of PROTO from reserved_port up: unbound now, and held for as long as file
+# descriptor FD stays open, here and in every process that inherits it, by a lock on
+# /tmp/earlymount-udp/PROTO-PORT that every checkout's runs share: two runs side by side never
+# take the same. Searched in [BASE, BASE + SPAN), below Linux's ephemeral ports (32768 up),
+# which any program's socket may be given while a guest is not running.
+reserve_ports() { # FD PROTO COUNT BASE SPAN
+	mkdir -p /tmp/earlymount-udp
+	# each run starts its search elsewhere: runs started together rarely try the same port
+	lib_p=$(($4 + $$ % ($5 / $3) * $3)) lib_tries=0
+	while [ $lib_tries -lt $(($5 / $3)) ]; do
+		lib_ok=yes
+		for lib_i in $(seq 0 $(($3 - 1))); do port_free "$2" $((lib_p + lib_i)) || lib_ok=no; done
+		if [ $lib_ok = yes ]; then
+			eval "exec $1>/tmp/earlymount-udp/$2-$lib_p"
+			flock -n "$1" && { reserved_port=$lib_p; return 0; }
+			eval "exec $1>&-"
+		fi
+		lib_p=$((lib_p + $3))
+		[ $lib_p -lt $(($4 + $5)) ] || lib_p=$4
+		lib_tries=$((lib_tries + 1))
+	done
+	return 1
 }
 
 # Two UDP ports of 127.0.0.1, udp_pair and udp_pair + 1, for a link between two QEMUs (-netdev
-# dgram): unbound now, and held for as long as file descriptor FD stays open, here and in
-# every process that inherits it, by a lock on /tmp/earlymount-udp/PORT that every checkout's
-# runs share: two runs side by side never take the same pair. Below Linux's ephemeral ports
-# (32768 up), which any program's socket may be given while a link's client is not running.
+# dgram).
 reserve_udp_pair() { # FD
-	mkdir -p /tmp/earlymount-udp
-	# each run starts its search elsewhere: runs started together rarely try the same pair
-	lib_p=$((30000 + $$ % 1000 * 2)) lib_tries=0
-	while [ $lib_tries -lt 1000 ]; do
-		if udp_port_free "$lib_p" && udp_port_free $((lib_p + 1)); then
-			eval "exec $1>/tmp/earlymount-udp/$lib_p"
-			flock -n "$1" && { udp_pair=$lib_p; return 0; }
-			eval "exec $1>&-"
-		fi
-		lib_p=$((lib_p + 2))
-		[ $lib_p -lt 32000 ] || lib_p=30000
-		lib_tries=$((lib_tries + 1))
-	done
-	return 1
+	reserve_ports "$1" udp 2 30000 2000 && udp_pair=$reserved_port
 }
 
 # A TCP port of 127.0.0.1 for QEMU's forwarded SSH port (qemu/boot --net-user-ssh), in
-# tcp_port: not listened on now, and held like reserve_udp_pair's (its own range, below the
-# ephemeral ports).
-tcp_port_free() { # PORT
-	lib_hex=$(printf ':%04X' "$1")
-	! awk -v h="$lib_hex" 'FNR > 1 && substr($2, length($2) - 4) == h { found = 1 } END { exit !found }' \
-		/proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
+# tcp_port.
 reserve_tcp_port() { # FD
-	mkdir -p /tmp/earlymount-udp
-	lib_p=$((32100 + $$ % 600)) lib_tries=0
-	while [ $lib_tries -lt 600 ]; do
-		if tcp_port_free "$lib_p"; then
-			eval "exec $1>/tmp/earlymount-udp/tcp-$lib_p"
-			flock -n "$1" && { tcp_port=$lib_p; return 0; }
-			eval "exec $1>&-"
-		fi
-		lib_p=$((lib_p + 1))
-		[ $lib_p -lt 32700 ] || lib_p=32100
-		lib_tries=$((lib_tries + 1))
-	done
-	return 1
+	reserve_ports "$1" tcp 1 32100 600 && tcp_port=$reserved_port
 }
 
 # The SSH client's key of the scenarios that unlock over SSH, made once (ssh-keygen), and
