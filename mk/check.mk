@@ -16,11 +16,13 @@ PROBES    := $(foreach a,$(ARCHES),$(BUILD)/$(a)/probe-init $(BUILD)/$(a)/btrfs-
 # What a step that boots scenarios needs: every binary of both arches, and the guests' programs.
 BOOTS     := deps all $(PROBES)
 # Listed in the order make starts them: the longest first, the scenarios of each arch (whose
-# builds make starts first, on every core) and the Debian trees.
-CHECK_STEPS := check-qemu-x86_64 check-qemu-aarch64 debian-trees-aarch64 debian-trees-x86_64 check-unit check-uefi \
-	check-musl-boot check-hooks check-plan check-valgrind check-fuzz check-leaks check-tpm2 \
-	check-man check-layers check-musl check-luks check-qemu-command check-hostonly check-deb \
-	check-realsys check-deb-boot check-deb-lvm check-deb-crypt
+# builds make starts first, on every core), the Debian trees, and the encrypted Debian system
+# (a whole system booted under TCG) right after its tree: listed last, it was the run's tail
+# on one core.
+CHECK_STEPS := check-qemu-x86_64 check-qemu-aarch64 debian-trees-aarch64 debian-trees-x86_64 check-deb-crypt \
+	check-unit check-uefi check-musl-boot check-hooks check-plan check-valgrind check-fuzz check-leaks \
+	check-tpm2 check-man check-layers check-musl check-luks check-qemu-command check-hostonly check-deb \
+	check-realsys check-deb-boot check-deb-lvm
 # One job more than cores: a step's VM that waits (a guest that must time out, a disk being
 # written) leaves its core to the spare job (at one job a core, the run used 171 % of two).
 CHECK_JOBS ?= $(shell echo $$(($(NPROC) + 1)))

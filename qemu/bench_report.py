@@ -554,6 +554,22 @@ def checkers_note(at):
     return lines + [""]
 
 
+def network_note(at):
+    """What --network costs a boot that asks for no network: the default image against the
+    same with --network, both discovery (the target: no slower, within the spread)."""
+    e_up, n_up = at.up("earlymount"), at.up("earlymount-network")
+    gap = NONE if NONE in (e_up, n_up) else "%+.0f ms" % ((num(n_up) - num(e_up)) * 1000)
+    return [
+        "What an image with the network costs a boot without network keys (earlymount-network, "
+        f"--network, against earlymount): time to real init {n_up} s against {e_up} s "
+        f"({ratio(n_up, e_up)}×, {gap}; target ≤ 1.01×, the spread); the kernel runs /init at "
+        f"{at.of('earlymount-network', 'run-init')} s against {at.of('earlymount', 'run-init')} s "
+        f"(unpacking the bigger image); image {at.kib('earlymount-network')} KiB against "
+        f"{at.kib('earlymount')} KiB.",
+        "",
+    ]
+
+
 def smp2_note(at):
     """What a second vCPU gives (plain TCG: icount runs every vCPU on one host thread)."""
     em, pu, lim = "earlymount-smp2", "earlymount-partuuid-smp2", "limit-smp2"
@@ -642,6 +658,7 @@ def size_target_note(at):
 # What a row costs against its sibling, said when the row was booted.
 NOTES = (
     ("earlymount-nofsck", checkers_note),
+    ("earlymount-network", network_note),
     ("earlymount-smp2", smp2_note),
     ("earlymount-verity", verity_note),
     (LUKS, luks_note),
@@ -978,6 +995,7 @@ def chart_label(variant):
     name = re.sub(r"^earlymount-", "em-", variant).replace("hostonly", "ho", 1)
     for pattern, replacement in (
         (r"^em-ho-nofsck$", r"em-ho\\nnofsck"),
+        (r"^em-network$", r"em-\\nnetwork"),
         (r"-smp2$", r"\\nsmp2"),
         (r"^dracut-", r"dracut-\\n"),
         (r"^initramfs-", r"initramfs-\\n"),

@@ -172,15 +172,16 @@ build_initramfs() { # ARCH [VARIANT]
 	network) set -- "$1" --no-fsck --network --tools-root "$(tools_root "$1")" ;;
 	# e2fsck and fsck.fat: the host's on its own arch (the default of `earlymount initramfs`),
 	# else Debian's of the arch (qemu/fsck-tools); lvm-fsck is the bench's `--lvm` image
-	fsck | luks-fsck | lvm-fsck | fsck-ko)
-		if [ "$1" = "$HOST_ARCH" ]; then set -- "$1"
-		else set -- "$1" --fsck-root "$(fsck_tools_dir "$1")"; fi
+	# network-fsck: the bench's --network image
+	fsck | luks-fsck | lvm-fsck | fsck-ko | network-fsck)
+		set -- "$1" --tools-root "$(tools_root "$1")"
 		case $lib_variant in
 		luks-fsck) set -- "$@" --luks ;;
 		lvm-fsck) set -- "$@" --lvm ;;
 		fsck-ko) set -- "$@" --compress-modules none ;;
+		network-fsck) set -- "$@" --network ;;
 		esac ;;
-	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, fsck-ko, md, watchdog, network, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
+	*) say "qemu: unknown initramfs variant '$lib_variant' (default, shell, nodriver, nousbstorage, luks, luks-key, luks-de, stubcreds, fsck, luks-fsck, lvm, luks-lvm, lvm-fsck, fsck-ko, network-fsck, md, watchdog, network, luks-ssh, crypttab-lvm, crypttab-key, crypttab-swap, crypttab-plain, crypttab-header)"; return 1 ;;
 	esac
 	mkdir -p "$(dirname "$lib_img")"
 	(flock 9 && build_initramfs_locked "$@") 9>"$lib_img.lock" || exit 1
