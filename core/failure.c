@@ -63,6 +63,14 @@ const char *failure_action_doing(enum failure_action action)
 	return (size_t)action < ARRAY_SIZE(doing) ? doing[action] : "stopping";
 }
 
+const char *failure_action_word(enum failure_action action)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(emergency_actions); i++)
+		if (emergency_actions[i].action == action)
+			return emergency_actions[i].word;
+	return NULL;
+}
+
 bool failure_countdown_says(int left)
 {
 	return left > 0 && (left <= 5 || left % 10 == 0);

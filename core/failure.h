@@ -36,6 +36,9 @@ void failure_decide(const struct options *o, bool shell_present, struct failure_
 /* "reboot", "power off", "halt", for "rebooting in 3 s" style messages: the -ing form. */
 const char *failure_action_doing(enum failure_action action);
 
+/* "reboot", "poweroff" or "halt", as rd.emergency= has them; NULL for a wait or a shell. */
+const char *failure_action_word(enum failure_action action);
+
 /* Whether the countdown before the action says how long is left, at `left` seconds: every
  * 10 s, and each of the last 5. */
 bool failure_countdown_says(int left);

@@ -13,5 +13,7 @@ int cmd_initramfs(int argc, char **argv);
 int cmd_qemu(int argc, char **argv);
 /* `earlymount uki …`: a unified kernel image with an earlymount initramfs. */
 int cmd_uki(int argc, char **argv);
+/* `earlymount last-failure`: the record of the last boot that stopped unattended. */
+int cmd_last_failure(int argc, char **argv);
 /* `earlymount var-uuid MACHINE-ID`. */
 int cmd_var_uuid(int argc, char **argv);

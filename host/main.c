@@ -19,6 +19,7 @@ static const struct command {
 	{ "var-uuid", cmd_var_uuid, "print the /var PARTUUID for a machine ID" },
 	{ "qemu", cmd_qemu, "boot a kernel in QEMU against a disk image or a directory" },
 	{ "uki", cmd_uki, "build a unified kernel image: systemd-stub, a kernel, an earlymount initramfs" },
+	{ "last-failure", cmd_last_failure, "show the record of the last boot that stopped unattended" },
 };
 
 static int usage(FILE *out)
@@ -26,8 +27,8 @@ static int usage(FILE *out)
 	fprintf(out, "usage: earlymount COMMAND [OPTIONS]\n"
 		     "       (as PID 1, /init of an initramfs, it boots the system)\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "  %-10s %s\n", "version", "print the version");
+		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  %-12s %s\n", "version", "print the version");
 	return out == stdout ? 0 : EXIT_USAGE;
 }
 

@@ -3,6 +3,8 @@
 
 /* Where earlymount keeps its own mounts and state in the initramfs (moved with /run). */
 #define EARLYMOUNT_RUN "/run/earlymount"
+/* The record of the last boot's failure, passed on to the real system (init/last_failure.h). */
+#define LAST_FAILURE_PATH EARLYMOUNT_RUN "/last-failure"
 /* Where the device-mapper devices earlymount sets up are linked by name. */
 #define DM_MAPPER_DIR "/dev/mapper"
 /* The shell of rd.emergency, rd.break and a failed boot, when the image has one. */

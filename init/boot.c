@@ -17,14 +17,17 @@
 #include "dps.h"
 #include "efivars.h"
 #include "emergency.h"
+#include "failure_record.h"
 #include "fileio.h"
 #include "hooks.h"
 #include "keymap_load.h"
+#include "last_failure.h"
 #include "log.h"
 #include "luks_open.h"
 #include "modules.h"
 #include "paths.h"
 #include "pcr_phase.h"
+#include "sha256.h"
 #include "systemd_handoff.h"
 #include "timing.h"
 #include "util.h"
@@ -253,6 +256,14 @@ out:
 	return 0;
 }
 
+/* Said once and passed on; deleted at the handoff (last_failure.h). After the machine stage:
+ * efivarfs is mounted, and a pstore backend that is a module went in with rd.modules-load=. */
+static int stage_last_failure(struct boot *b)
+{
+	last_failure_load(&last_failure_system, &b->last_failure);
+	return 0;
+}
+
 static bool when_settled(struct devices *d, bool settled, void *data)
 {
 	return settled;
@@ -312,6 +323,7 @@ static const struct stage {
 	{ "modules", stage_modules, true },
 	/* before the coldplug: a plan pinned by the boot loader lets ahci probe asynchronously */
 	{ "machine", stage_machine_facts, true },
+	{ "last-failure", stage_last_failure, true },
 	{ "devices", stage_devices, true },
 	{ "network", boot_stage_network, true },
 	{ "enter-initrd", stage_enter_initrd, true },
@@ -337,21 +349,68 @@ static int run_stage(struct boot *b, const struct stage *s)
 	return r;
 }
 
+/* The device a failure was about: the failed step's, else the root the plan or the command
+ * line names; "" when none is known (discovery that found no root). */
+static void failed_device(const struct boot *b, char *out, size_t size)
+{
+	const char *device = "";
+
+	if (b->failed_device[0])
+		device = b->failed_device;
+	for (size_t i = 0; !device[0] && b->plan_result == 0 && i < b->plan.n_steps; i++)
+		if ((b->plan.steps[i].op == OP_MOUNT || b->plan.steps[i].op == OP_SHARE) &&
+		    streq(b->plan.steps[i].target, SYSROOT))
+			device = b->plan.steps[i].source;
+	if (!device[0] && (b->opts.root_kind == ROOT_DEVICE || b->opts.root_kind == ROOT_SHARE) &&
+	    b->opts.root)
+		device = b->opts.root;
+	copy_str(out, size, device);
+}
+
+/* What the record of this failure says, should the machine go down by itself after it
+ * (emergency_fail() decides, and sets its action). */
+static void describe_failure(struct boot *b, const char *stage, struct failure_record *rec)
+{
+	char line[CMDLINE_MAX + 2];
+	uint8_t digest[SHA256_DIGEST_SIZE];
+
+	*rec = (struct failure_record){ 0 };
+	COPY_STR(rec->version, EARLYMOUNT_VERSION);
+	COPY_STR(rec->stage, stage);
+	failed_device(b, rec->device, sizeof(rec->device));
+	COPY_STR(rec->message, b->why[0] ? b->why : "the boot stopped for an unknown reason");
+	if (read_proc_cmdline(line, sizeof(line)) == 0) {
+		sha256(line, strlen(line), digest);
+		failure_record_hex(digest, rec->cmdline);
+	}
+	if (b->plan_result == 0 && b->plan.n_steps > 0) {
+		plan_digest(&b->plan, digest);
+		failure_record_hex(digest, rec->plan);
+	}
+}
+
 int boot_main(int argc, char **argv)
 {
+	/* too big for PID 1's first frame, like the boot's state */
+	static struct failure_record record;
 	struct boot *b = &boot_state;
+	const char *stage = "handoff";
 	int r = 0;
 
 	dual_clock_now(&b->started);
 	b->argc = argc;
 	b->argv = argv;
 	log_setup(LOG_TARGET_CONSOLE);
-	for (size_t i = 0; i < ARRAY_SIZE(boot_stages) && r == 0; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(boot_stages) && r == 0; i++) {
 		r = run_stage(b, &boot_stages[i]);
+		if (r < 0)
+			stage = boot_stages[i].name;
+	}
 	if (r == 0)
 		r = boot_handoff(b);
 	luks_forget();
 	/* a shell may follow: its keyboard's drivers too */
 	boot_release_held(b, HELD_LOAD);
-	emergency_fail(&b->opts, "%s", b->why[0] ? b->why : "the boot stopped for an unknown reason");
+	describe_failure(b, stage, &record);
+	emergency_fail(&b->opts, &record, "%s", record.message);
 }

@@ -97,6 +97,8 @@ int boot_handoff(struct boot *b)
 	r = timing_write(&b->timings, TIMINGS_PATH);
 	if (r < 0)
 		log_warn("unable to write %s: %s", TIMINGS_PATH, strerror(-r));
+	/* passed on since it was read; a boot that stopped before here left it for the next */
+	last_failure_forget(&last_failure_system, &b->last_failure);
 	log_info("starting %s", b->init);
 	watchdog_leave();
 	r = systemd_handoff_exec(b->init, b->argc, b->argv, &b->started);

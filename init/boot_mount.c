@@ -119,6 +119,7 @@ failed:
 		emergency_reboot(ctx->why);
 	if (r < 0) {
 		*failed_step = &b->plan.steps[ctx->failed];
+		COPY_STR(b->failed_device, (*failed_step)->source);
 		boot_fail(b, r, "%s", ctx->why);
 	}
 out:
@@ -170,6 +171,7 @@ static int fall_back(struct boot *b, int err, struct execute_ctx *ctx,
 	for (size_t i = 0; i < b->plan.n_notes; i++)
 		log_info("%s", b->plan.notes[i]);
 	b->why[0] = '\0';
+	b->failed_device[0] = '\0';
 	r = 0;
 out:
 	return r;

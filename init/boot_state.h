@@ -10,6 +10,7 @@
 #include "devices.h"
 #include "execute.h"
 #include "fallback.h"
+#include "last_failure.h"
 #include "lvm_activate.h"
 #include "md_assemble.h"
 #include "modules.h"
@@ -54,6 +55,10 @@ struct boot {
 	bool unlock_failed;       /* one of them stopped the boot */
 	char init[PLAN_PATH];
 	char why[WHY_MAX];
+	/* the source of the plan's step that failed, for the failure's record */
+	char failed_device[PLAN_PATH];
+	/* the record a failed boot before this one left, deleted at the handoff */
+	struct last_failure last_failure;
 	struct dual_clock started; /* the initrd's start, for systemd-analyze */
 };
 

@@ -16,9 +16,11 @@
 #include "emergency.h"
 #include "failure.h"
 #include "fileio.h"
+#include "last_failure.h"
 #include "log.h"
 #include "paths.h"
 #include "util.h"
+#include "watchdog.h"
 
 
 static bool shell_present(void)
@@ -187,7 +189,21 @@ static void __attribute__((noreturn)) wait_with_message(const char *situation, b
 	wait_forever();
 }
 
-void emergency_fail(const struct options *o, const char *fmt, ...)
+/* A machine that goes down by itself after this failure (a reboot, power-off or halt, or the
+ * watchdog's reset) leaves the next boot a record of it: once, before the shell or the action. */
+static void keep_record(struct failure_record *record, const struct failure_plan *plan)
+{
+	const char *action = failure_action_word(plan->then);
+
+	if (!action && watchdog_armed())
+		action = "watchdog";
+	if (!record || !action)
+		return;
+	COPY_STR(record->action, action);
+	last_failure_keep(&last_failure_system, record);
+}
+
+void emergency_fail(const struct options *o, struct failure_record *record, const char *fmt, ...)
 {
 	struct failure_plan plan;
 	const char *situation = "no " EMERGENCY_SHELL " in the initramfs";
@@ -201,6 +217,7 @@ void emergency_fail(const struct options *o, const char *fmt, ...)
 	log_vmsg(LOG_ERR, fmt, ap);
 	va_end(ap);
 	failure_decide(o, shell, &plan);
+	keep_record(record, &plan);
 	if (plan.shell_first) {
 		/* run_shells() returns only after the one shell before an action, or when the
 		 * shell could not start */

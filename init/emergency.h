@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "cmdline.h"
+#include "failure_record.h"
 
 /* Runs an interactive shell on the console and returns when it exits (zombies reaped
  * meanwhile). 0, or -ENOENT when there is no shell. */
@@ -13,9 +14,11 @@ int emergency_shell(void);
 /* Logs why the boot stopped (one or two lines: what was expected, what was found, what to
  * try), then does what failure_decide() chose for o (rd.emergency=, rd.shell=, panic=):
  * a shell again and again, a shell and then an action, an action (its countdown logged), or
- * a wait forever. o may be a zeroed struct: the defaults. */
-void emergency_fail(const struct options *o, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
+ * a wait forever. o may be a zeroed struct: the defaults. When the machine then goes down by
+ * itself (an action, or the watchdog armed), record (NULL: none), its action set here, is
+ * kept for the next boot first (last_failure_keep()). */
+void emergency_fail(const struct options *o, struct failure_record *record, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
 
 /* "REASON; rebooting now (...)" on the console and the kernel log, a sync, a reboot: for a
  * failure whose answer is a fresh boot (fsck's exit code 2). Waits forever if the kernel

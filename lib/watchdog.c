@@ -72,6 +72,11 @@ void watchdog_feed(void)
 	}
 }
 
+bool watchdog_armed(void)
+{
+	return wd.fd >= 0;
+}
+
 int watchdog_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
 	double end = timeout_ms < 0 ? -1 : timing_now() + timeout_ms / 1000.0;

@@ -252,8 +252,17 @@ build_esp_tree() { # ARCH DIR VARIANT APPEND [UKI: no, yes, signed]
 	cp "$(kernel_dir "$1")/vmlinuz" "$2/earlymount/linux"
 	cp "$(initramfs_image "$1" "$3")" "$2/earlymount/initrd"
 	printf 'timeout 0\ndefault earlymount.conf\n' >"$2/loader/loader.conf"
+	esp_entry "$1" "$4" >"$2/loader/entries/earlymount.conf"
+}
+
+# The ESP's loader entry (loader/entries/earlymount.conf) of ARCH's kernel with APPEND.
+esp_entry() { # ARCH APPEND
+	case $1 in
+	x86_64) lib_con=ttyS0 ;;
+	aarch64) lib_con=ttyAMA0 ;;
+	esac
 	printf 'title earlymount\nlinux /earlymount/linux\ninitrd /earlymount/initrd\noptions console=%s%s\n' \
-		"$lib_con" "${4:+ $4}" >"$2/loader/entries/earlymount.conf"
+		"$lib_con" "${2:+ $2}"
 }
 
 # The directory trees copied into the test filesystems, per arch, under $build/qemu/fs/ARCH.
@@ -519,7 +528,12 @@ probe_mountinfo() { # BLOCK-FILE
 }
 
 probe_timings() { # BLOCK-FILE
-	awk '/^timings:$/ { on = 1; next } on && /^  / { sub(/^  /, ""); print; next } on { exit }' "$1"
+	probe_section "$1" timings
+}
+
+# The lines of the block's "NAME:" section, without their indent.
+probe_section() { # BLOCK-FILE NAME
+	awk -v n="$2:" '$0 == n { on = 1; next } on && /^  / { sub(/^  /, ""); print; next } on { exit }' "$1"
 }
 
 # "SOURCE FSTYPE MOUNT-OPTIONS SUPER-OPTIONS" of the mount on top at TARGET, from mountinfo

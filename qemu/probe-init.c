@@ -4,7 +4,8 @@
  * markers a previous boot left in /, /etc and /var, then writes its own there (the volatile
  * tests: the disk must not change, a second boot must see nothing). With probe.hibernate it then
  * hibernates instead of powering off, with a random marker in its memory: a boot that resumes
- * the image continues in it and prints the marker again, then powers off.
+ * the image continues in it and prints the marker again, then powers off. It shows the record
+ * of a failed boot earlymount passed on, and whether its EFI variable is still there.
  * Depends on nothing but the kernel: it mounts /proc itself, and says so, when it is absent. */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,9 @@
 
 #define BEGIN "=== earlymount-probe begin ===\n"
 #define END "=== earlymount-probe end ===\n"
+/* core/failure_record.h's name and vendor GUID */
+#define LAST_FAILURE_EFIVAR \
+	"/sys/firmware/efi/efivars/EarlymountLastFailure-2bc4121b-0f83-482d-9d5d-8f1df7ec0dfa"
 
 /* The whole report goes out in one write so kernel messages cannot split it. */
 static char report[128 * 1024];
@@ -468,6 +472,14 @@ static void report_build(int argc, char **argv)
 		emit("fallback:\n");
 		emit_lines("/run/earlymount/fallback", buf, sizeof(buf));
 	}
+	/* the record of a boot before this one that failed, passed on */
+	if (access("/run/earlymount/last-failure", F_OK) == 0) {
+		emit("last-failure:\n");
+		emit_lines("/run/earlymount/last-failure", buf, sizeof(buf));
+	}
+	/* its EFI variable, which earlymount deletes at the handoff once it passed it on */
+	if (access("/sys/firmware/efi/efivars", F_OK) == 0)
+		emit("last-failure-efivar: %s\n", access(LAST_FAILURE_EFIVAR, F_OK) == 0 ? "present" : "absent");
 	emit("argv:");
 	for (int i = 0; i < argc; i++)
 		emit(" %s", argv[i]);

@@ -13,6 +13,7 @@
 #include "dps.h"
 #include "fstab.h"
 #include "paths.h"
+#include "sha256.h"
 #include "verity.h"
 
 #define SYSROOT "/sysroot"
@@ -194,6 +195,12 @@ int plan_listed_volume(const struct plan_input *in, const char *uuid, struct pla
 		       char *name, size_t name_size, char *origin, size_t origin_size);
 
 const char *plan_op_name(enum plan_op op);
+
+/* SHA-256 of the plan's steps, each a line of its op's name, source, target, fstype and options
+ * separated by tabs (plan_digest.c): what `earlymount plan --json` shows of each step, so
+ *   jq -r '.steps[] | [.op, .source, .target, .fstype, .options] | join("\t")' | sha256sum
+ * gives the same. */
+void plan_digest(const struct plan *plan, uint8_t digest[SHA256_DIGEST_SIZE]);
 
 /* Whether plan is to be made again at boot once the root's files were read. */
 static inline bool plan_wants_root_files(const struct plan *plan)

@@ -2,11 +2,15 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -30,6 +34,26 @@ static void remove_var(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s-%s", dir, name, EFI_LOADER_VENDOR);
 	unlink(path);
+}
+
+/* As efivarfs makes a variable it does not know: false where the filesystem has no such flag,
+ * or it may not be set here (not root). */
+static bool make_immutable(const char *name)
+{
+	char path[256];
+	unsigned int flags;
+	bool done = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s-%s", dir, name, EFI_LOADER_VENDOR);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+		flags |= FS_IMMUTABLE_FL;
+		done = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+	}
+	close(fd);
+	return done;
 }
 
 static int dir_teardown(void **state)
@@ -150,6 +174,45 @@ static void test_empty_value(void **state)
 	remove_var(LOADER);
 }
 
+static void test_write_read_delete(void **state)
+{
+	static const char data[] = "earlymount-failure 1\n";
+	char back[64];
+	uint32_t attributes = 0;
+	bool immutable;
+
+	assert_int_equal(efivar_write(dir, "Record", EFI_LOADER_VENDOR, 7, data, sizeof(data) - 1), 0);
+	assert_int_equal(efivar_read(dir, "Record", EFI_LOADER_VENDOR, &attributes, back, sizeof(back)),
+			 sizeof(data) - 1);
+	assert_int_equal(attributes, 7);
+	assert_memory_equal(back, data, sizeof(data) - 1);
+	/* written again over an immutable file, as efivarfs leaves one: the flag goes first */
+	immutable = make_immutable("Record");
+	assert_int_equal(efivar_write(dir, "Record", EFI_LOADER_VENDOR, 7, "earlymount-failure 2\nx\n", 23), 0);
+	assert_int_equal(efivar_read(dir, "Record", EFI_LOADER_VENDOR, &attributes, back, sizeof(back)), 23);
+	assert_memory_equal(back, "earlymount-failure 2\nx\n", 23);
+	assert_int_equal(efivar_read(dir, "Record", EFI_LOADER_VENDOR, &attributes, back, 0), -E2BIG);
+	if (immutable)
+		assert_true(make_immutable("Record"));
+	assert_int_equal(efivar_delete(dir, "Record", EFI_LOADER_VENDOR), 0);
+	assert_int_equal(efivar_read(dir, "Record", EFI_LOADER_VENDOR, &attributes, back, sizeof(back)),
+			 -ENOENT);
+	assert_int_equal(efivar_delete(dir, "Record", EFI_LOADER_VENDOR), -ENOENT);
+	assert_int_equal(efivar_write("/nonexistent/efivars", "Record", EFI_LOADER_VENDOR, 7, "x", 1),
+			 -ENOENT);
+	{
+		static char too_big[EFIVAR_DATA_MAX + 1];
+
+		assert_int_equal(efivar_write(dir, "Record", EFI_LOADER_VENDOR, 7, too_big,
+					      sizeof(too_big)),
+				 -E2BIG);
+	}
+	write_raw("Record", "\x07\0", 2);
+	assert_int_equal(efivar_read(dir, "Record", EFI_LOADER_VENDOR, &attributes, back, sizeof(back)),
+			 -EINVAL);
+	remove_var("Record");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_absent),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_empty_value),
+		cmocka_unit_test(test_write_read_delete),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);

@@ -127,6 +127,15 @@ static void test_describe(void **state)
 			       "(rd.shell=0); without, waiting forever");
 }
 
+static void test_action_words(void **state)
+{
+	assert_string_equal(failure_action_word(FAILURE_REBOOT), "reboot");
+	assert_string_equal(failure_action_word(FAILURE_POWEROFF), "poweroff");
+	assert_string_equal(failure_action_word(FAILURE_HALT), "halt");
+	assert_null(failure_action_word(FAILURE_WAIT));
+	assert_null(failure_action_word(FAILURE_SHELL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +146,7 @@ int main(void)
 		cmocka_unit_test(test_rd_shell_0),
 		cmocka_unit_test(test_countdown),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_action_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

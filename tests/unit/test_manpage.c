@@ -102,7 +102,8 @@ static void every_host_command_is_documented(void **state)
 {
 	static const char *const commands[] = { "earlymount plan", "earlymount check",
 						"earlymount initramfs",
-						"earlymount var-uuid", "earlymount version" };
+						"earlymount var-uuid", "earlymount last-failure",
+						"earlymount version" };
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		char heading[64];
