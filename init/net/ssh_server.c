@@ -19,7 +19,10 @@ static const char *const host_keys[] = {
 
 int ssh_server_start(void)
 {
-	const char *argv[8 + 2 * ARRAY_SIZE(host_keys)];
+	static const char *const options[] = { "-F", "-E", "-s", "-j", "-k", "-P",
+					       EARLYMOUNT_RUN "/dropbear.pid" };
+	/* the program, its options, -r KEY each, the terminator */
+	const char *argv[1 + ARRAY_SIZE(options) + 2 * ARRAY_SIZE(host_keys) + 1];
 	size_t n = 0;
 	pid_t pid;
 	int kmsg, r;
@@ -27,9 +30,8 @@ int ssh_server_start(void)
 	if (access(EARLYMOUNT_DROPBEAR, X_OK) < 0)
 		return -ENOENT;
 	argv[n++] = EARLYMOUNT_DROPBEAR;
-	for (const char *const *a = (const char *const[]){ "-F", "-E", "-s", "-j", "-k", "-P",
-							  EARLYMOUNT_RUN "/dropbear.pid", NULL }; *a; a++)
-		argv[n++] = *a;
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		argv[n++] = options[i];
 	for (size_t i = 0; i < ARRAY_SIZE(host_keys); i++)
 		if (access(host_keys[i], R_OK) == 0) {
 			argv[n++] = "-r";
