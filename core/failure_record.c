@@ -183,7 +183,7 @@ static bool key_is_word(const char *s, size_t len)
 static int read_header(const char *line, size_t len)
 {
 	size_t magic = strlen(FAILURE_RECORD_MAGIC);
-	uint64_t version;
+	uint64_t version = 0;
 
 	if (len <= magic + 1 || memcmp(line, FAILURE_RECORD_MAGIC " ", magic + 1) != 0 ||
 	    parse_decimal(line + magic + 1, len - magic - 1, 1000000, &version) < 0 || version == 0)
