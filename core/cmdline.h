@@ -235,6 +235,9 @@ bool share_is_nfs(enum share_fs fs);
 /* Whether the boot brings up the network: an ip= other than off, rd.neednet=1, or a root or
  * /usr over NFS. */
 bool options_want_network(const struct options *o);
+/* Whether the boot cannot go on without it: a root or /usr over NFS, or rd.neednet=1 (dracut's
+ * meaning); an ip= beside a local root is wanted, not needed. */
+bool options_need_network(const struct options *o);
 
 /* The keys this parser knows, NULL-terminated (for the man page check). */
 extern const char *const cmdline_known_keys[];

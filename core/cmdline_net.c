@@ -74,10 +74,15 @@ int cmdline_set_netroot(struct options *o, const char *value, const char **why)
 	return cmdline_set_root(o, value, why);
 }
 
+bool options_need_network(const struct options *o)
+{
+	return o->net.need || (o->root_kind == ROOT_SHARE && share_is_nfs(o->root_share)) ||
+	       (o->usr && share_is_nfs(o->usr_share));
+}
+
 bool options_want_network(const struct options *o)
 {
-	bool want = o->net.need || (o->root_kind == ROOT_SHARE && share_is_nfs(o->root_share)) ||
-		    (o->usr && share_is_nfs(o->usr_share));
+	bool want = options_need_network(o);
 
 	for (size_t i = 0; i < o->net.n_ip && !want; i++)
 		want = o->net.ip[i].method != NET_OFF;

@@ -71,15 +71,6 @@ static void ssh_start(void)
 			 strerror(-r));
 }
 
-/* The network is the boot's own need when the root or /usr is over NFS, or rd.neednet=1 says
- * so (dracut's meaning); an ip= beside a local root (an SSH server for the passphrase) is not:
- * without it the consoles still ask, and the boot goes on. */
-static bool network_required(const struct options *o)
-{
-	return o->net.need || (o->root_kind == ROOT_SHARE && share_is_nfs(o->root_share)) ||
-	       (o->usr && share_is_nfs(o->usr_share));
-}
-
 int boot_stage_network(struct boot *b)
 {
 	const struct net_ip *ip;
@@ -110,7 +101,7 @@ int boot_stage_network(struct boot *b)
 			 name);
 	ssh_start();
 out:
-	if (r < 0 && !network_required(&b->opts)) {
+	if (r < 0 && !options_need_network(&b->opts)) {
 		log_warn("%s; the boot goes on without the network (no NFS mount or rd.neednet=1 needs it)",
 			 b->why);
 		b->why[0] = '\0';
